@@ -1,0 +1,101 @@
+"""Benchmarks by name, and format detection for paths.
+
+A loader turns a name (or a user's file) into Problems whose tests hold
+inputs; expected outputs are filled later by running the reference in the
+sandbox (``benchmorph.execution.prepare``), since the data layer never runs
+untrusted code.  Adding a benchmark is one module that calls
+:func:`register_benchmark` at import time.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmorph.data.errors import InputError
+from benchmorph.data.models import Problem
+
+Loader = Callable[[Path | None], list[Problem]]
+Detector = Callable[[Path], bool]
+
+
+@dataclass(frozen=True)
+class BenchmarkEntry:
+    name: str
+    loader: Loader
+    description: str
+    kinds: tuple[str, ...] = ("function",)
+    # Approximate size, shown by `benchmorph datasets` without loading everything.
+    size: int | None = None
+    # Benchmarks that need a data file the user passes or we download.
+    needs_data: bool = False
+
+
+@dataclass(frozen=True)
+class FormatEntry:
+    name: str
+    detect: Detector
+    loader: Loader
+
+
+@dataclass
+class Benchmark:
+    name: str
+    problems: list[Problem]
+
+    def by_id(self) -> dict[str, Problem]:
+        return {problem.id: problem for problem in self.problems}
+
+
+_BENCHMARKS: dict[str, BenchmarkEntry] = {}
+_FORMATS: list[FormatEntry] = []
+
+# Modules that register benchmarks and formats when imported.
+_LOADER_MODULES = (
+    "benchmorph.data.native",
+    "benchmorph.data.humaneval",
+    "benchmorph.data.evalplus",
+    "benchmorph.data.evoeval",
+    "benchmorph.data.livecodebench",
+)
+
+
+def register_benchmark(entry: BenchmarkEntry) -> None:
+    _BENCHMARKS[entry.name] = entry
+
+
+def register_format(entry: FormatEntry) -> None:
+    _FORMATS.append(entry)
+
+
+def _import_loaders() -> None:
+    for module in _LOADER_MODULES:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def available_benchmarks() -> list[BenchmarkEntry]:
+    _import_loaders()
+    return sorted(_BENCHMARKS.values(), key=lambda entry: entry.name)
+
+
+def load_benchmark(name_or_path: str, data_path: str | Path | None = None) -> Benchmark:
+    """Load a benchmark by registered name (optionally from a local data file) or by file path."""
+    _import_loaders()
+    key = name_or_path.lower()
+    if key in _BENCHMARKS:
+        entry = _BENCHMARKS[key]
+        return Benchmark(entry.name, entry.loader(Path(data_path) if data_path else None))
+    path = Path(name_or_path)
+    if path.exists():
+        for fmt in _FORMATS:
+            if fmt.detect(path):
+                return Benchmark(path.stem, fmt.loader(path))
+        raise InputError("unrecognised benchmark format (expected benchmorph JSONL, EvalPlus, EvoEval or LiveCodeBench)", path=path)
+    names = ", ".join(sorted(_BENCHMARKS))
+    raise InputError(f"unknown benchmark '{name_or_path}' (not a file; known: {names})")

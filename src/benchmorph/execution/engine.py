@@ -1,0 +1,274 @@
+"""The execution engine's public face: prepare problems, then judge solutions.
+
+``prepare`` runs each trusted reference once (in the sandbox all the same) to
+get expected outputs and per-test reference times, cached by the content hash
+of the problem, never by file path.  ``evaluate`` runs samples and judges them
+with time limits derived from those reference times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmorph.data import values
+from benchmorph.data.models import Problem, TestCase, Verdict
+from benchmorph.data.paths import cache_dir
+from benchmorph.execution.limits import REFERENCE_LIMITS, Limits
+from benchmorph.execution.pool import WorkerPool
+from benchmorph.execution.verdicts import build_verdict
+
+# Bump when the way references are run or measured changes: old cache entries then miss.
+REFERENCE_PROTOCOL = 1
+
+sys.set_int_max_str_digits(0)
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class PrepareReport:
+    """What preparing a benchmark did: problems ready to evaluate, and what was dropped and why."""
+
+    problems: list[Problem]
+    dropped_tests: dict[str, list[str]] = field(default_factory=dict)
+    unusable: dict[str, str] = field(default_factory=dict)
+    cached: int = 0
+    measured: int = 0
+
+
+@dataclass(frozen=True)
+class Job:
+    """A solution to run for one problem; ``task_id``/``index`` name the sample."""
+
+    problem: Problem
+    code: str
+    task_id: str
+    index: int = 0
+
+
+def _reference_code(problem: Problem) -> str:
+    if problem.contract:
+        from benchmorph.data.evalplus import reference_with_contract
+
+        return reference_with_contract(problem)
+    return problem.reference
+
+
+class ReferenceCache:
+    """Reference outputs and times on disk, one private JSON file per problem content hash."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = (root or cache_dir()) / "references"
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            return json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(entry, handle)
+        os.replace(tmp, path)
+
+
+class Engine:
+    """Sandboxed execution of solutions against problems, with a pool of workers."""
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        limits: Limits | None = None,
+        isolation: str | None = None,
+        cache_root: Path | None = None,
+    ) -> None:
+        self.limits = limits or Limits()
+        self._workers = workers
+        self._isolation = isolation
+        self._pool: WorkerPool | None = None
+        self.references = ReferenceCache(cache_root)
+        self._inputs: dict[int, tuple[Problem, str, list[Any]]] = {}
+
+    @property
+    def pool(self) -> WorkerPool:
+        if self._pool is None:
+            self._pool = WorkerPool(self._workers, self._isolation, self.limits.scratch_size)
+        return self._pool
+
+    @property
+    def isolation(self) -> str:
+        return self.pool.isolation
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    # ------------------------------------------------------------ jobs
+
+    def _encoded_inputs(self, problem: Problem) -> tuple[str, list[Any]]:
+        """Encoded test inputs and a content key for them, computed once per problem object.
+
+        The problem object itself is held in the memo so its id cannot be reused
+        by another problem while the entry lives.
+        """
+        cached = self._inputs.get(id(problem))
+        if cached is not None and cached[0] is problem:
+            return cached[1], cached[2]
+        if problem.kind == "stdin":
+            encoded = [test.input for test in problem.tests]
+        else:
+            encoded = [values.encode(test.input) for test in problem.tests]
+        blob = json.dumps([problem.kind, encoded], sort_keys=True).encode()
+        key = hashlib.sha256(blob).hexdigest()
+        self._inputs[id(problem)] = (problem, key, encoded)
+        return key, encoded
+
+    def _job(self, problem: Problem, code: str, limits: Limits, job_id: str) -> tuple[dict[str, Any], list[Any], float]:
+        key, inputs = self._encoded_inputs(problem)
+        timeouts = [limits.test_time_limit(test.ref_time) for test in problem.tests]
+        job = {
+            "id": job_id,
+            "kind": problem.kind,
+            "code": code,
+            "entry_point": problem.entry_point,
+            "inputs_key": key,
+            "timeouts": timeouts,
+            "setup_time": limits.setup_time,
+            "limits": limits.to_worker(),
+        }
+        slack = 10.0 + 0.01 * len(inputs)
+        budget = limits.setup_time + sum(timeouts) + slack
+        if problem.kind == "stdin":
+            budget += limits.setup_time * len(inputs)
+        return job, inputs, budget
+
+    # ------------------------------------------------------------ prepare
+
+    def prepare(self, problems: Sequence[Problem], progress: Progress | None = None) -> PrepareReport:
+        """Fill expected outputs and reference times; drop tests the reference cannot run.
+
+        A test whose input the reference rejects (a contract assert, an
+        exception, a timeout) cannot have a trustworthy expected output, so it
+        is dropped and listed in the report rather than silently kept.
+        """
+        report = PrepareReport(problems=[])
+        pending: list[tuple[Problem, str]] = []
+        ready: dict[str, dict[str, Any]] = {}
+        for problem in problems:
+            if not problem.reference.strip():
+                if all(test.has_expected for test in problem.tests):
+                    ready[problem.id] = {"results": None}
+                else:
+                    report.unusable[problem.id] = "no reference solution and no expected outputs"
+                continue
+            key = f"{REFERENCE_PROTOCOL}-{problem.content_hash()}"
+            entry = self.references.get(key)
+            if entry is not None:
+                ready[problem.id] = entry
+                report.cached += 1
+                if progress:
+                    progress(1)
+            else:
+                pending.append((problem, key))
+
+        jobs = [self._job(problem, _reference_code(problem), REFERENCE_LIMITS, problem.id) for problem, _ in pending]
+
+        def done(_index: int, _reply: dict[str, Any]) -> None:
+            if progress:
+                progress(1)
+
+        replies = self.pool.map(jobs, done) if jobs else []
+        for (problem, key), reply in zip(pending, replies, strict=True):
+            entry = _reference_entry(reply)
+            if "crashed" not in reply:
+                self.references.put(key, entry)
+            ready[problem.id] = entry
+            report.measured += 1
+
+        for problem in problems:
+            if problem.id in report.unusable:
+                continue
+            entry = ready[problem.id]
+            if entry.get("error"):
+                report.unusable[problem.id] = f"reference failed: {entry['error']}"
+                continue
+            kept, dropped = _apply_reference(problem, entry)
+            if dropped:
+                report.dropped_tests[problem.id] = dropped
+            if not kept:
+                report.unusable[problem.id] = "the reference fails on every test input"
+                continue
+            report.problems.append(problem.model_copy(update={"tests": kept}))
+        return report
+
+    # ----------------------------------------------------------- evaluate
+
+    def evaluate(self, jobs: Sequence[Job], progress: Progress | None = None) -> list[Verdict]:
+        """Run every job in the sandbox; always one Verdict per job, in order."""
+        raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
+
+        def done(_index: int, _reply: dict[str, Any]) -> None:
+            if progress:
+                progress(1)
+
+        replies = self.pool.map(raw, done)
+        isolation = self.isolation
+        return [
+            build_verdict(job.problem, reply, job.task_id, job.index, isolation)
+            for job, reply in zip(jobs, replies, strict=True)
+        ]
+
+
+def _reference_entry(reply: dict[str, Any]) -> dict[str, Any]:
+    if "crashed" in reply:
+        return {"error": f"sandbox worker lost: {reply['crashed']}"}
+    if reply.get("fatal") or reply.get("setup_error"):
+        return {"error": str(reply.get("fatal") or reply.get("setup_error"))}
+    if reply.get("timeout_in") == "setup":
+        return {"error": "reference did not load in time"}
+    if reply.get("violation"):
+        return {"error": str(reply["violation"])}
+    return {"results": reply.get("results") or []}
+
+
+def _apply_reference(problem: Problem, entry: dict[str, Any]) -> tuple[list[TestCase], list[str]]:
+    results = entry.get("results")
+    if results is None:
+        return list(problem.tests), []
+    kept: list[TestCase] = []
+    dropped: list[str] = []
+    for i, test in enumerate(problem.tests):
+        record = results[i] if i < len(results) else None
+        if record is None:
+            dropped.append(f"test {i}: reference timed out or did not run")
+            continue
+        if record.get("s") != "ok":
+            dropped.append(f"test {i}: reference raised {record.get('e', 'an error')}")
+            continue
+        update: dict[str, Any] = {"ref_time": float(record.get("t") or 0.0)}
+        if not test.has_expected:
+            output = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
+            update.update(expected=output, has_expected=True)
+        kept.append(test.model_copy(update=update))
+    return kept, dropped

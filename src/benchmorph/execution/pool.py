@@ -1,0 +1,89 @@
+"""A fixed set of sandbox workers shared by threads, one job at a time each.
+
+Threads are enough here: the host side only moves bytes and waits on pipes,
+the real work happens in the worker processes.  A worker that dies or hangs
+becomes a failed reply for the job it held and is restarted for the next one.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from benchmorph.execution.sandbox import WorkerCrashed, WorkerProcess, isolation_mode
+
+
+class WorkerPool:
+    def __init__(self, workers: int | None = None, isolation: str | None = None, scratch_size: int = 64 << 20):
+        self.size = max(1, workers or os.cpu_count() or 1)
+        self.isolation = isolation or isolation_mode()
+        self._idle: queue.Queue[WorkerProcess] = queue.Queue()
+        self._all = [WorkerProcess(slot, self.isolation, scratch_size) for slot in range(self.size)]
+        for worker in self._all:
+            self._idle.put(worker)
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def submit_one(self, job: dict[str, Any], inputs: list[Any], timeout: float) -> dict[str, Any]:
+        """Run one job on an idle worker; returns the worker's reply or ``{"crashed": reason}``."""
+        worker = self._idle.get()
+        try:
+            return self._run(worker, job, inputs, timeout)
+        finally:
+            self._idle.put(worker)
+
+    def _run(self, worker: WorkerProcess, job: dict[str, Any], inputs: list[Any], timeout: float) -> dict[str, Any]:
+        key = job.get("inputs_key")
+        message = dict(job)
+        if key is None or key not in worker.known_inputs:
+            message["inputs"] = inputs
+        for _attempt in range(2):
+            try:
+                reply = worker.request(message, timeout)
+            except WorkerCrashed as exc:
+                return {"crashed": str(exc)}
+            if reply.get("need_inputs"):
+                message["inputs"] = inputs
+                continue
+            if key is not None:
+                worker.known_inputs.add(key)
+            return reply
+        return {"crashed": "worker lost the test inputs"}
+
+    def map(
+        self,
+        jobs: Iterable[tuple[dict[str, Any], list[Any], float]],
+        on_done: Callable[[int, dict[str, Any]], None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Run (job, inputs, timeout) triples in parallel; replies come back in input order."""
+        jobs = list(jobs)
+        replies: list[dict[str, Any] | None] = [None] * len(jobs)
+
+        def run(index: int) -> None:
+            job, inputs, timeout = jobs[index]
+            replies[index] = self.submit_one(job, inputs, timeout)
+            if on_done is not None:
+                on_done(index, replies[index])
+
+        with ThreadPoolExecutor(max_workers=self.size) as executor:
+            for future in [executor.submit(run, index) for index in range(len(jobs))]:
+                future.result()
+        return [reply if reply is not None else {"crashed": "no reply"} for reply in replies]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        for worker in self._all:
+            worker.stop()

