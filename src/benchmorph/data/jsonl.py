@@ -62,6 +62,10 @@ def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        # mkstemp makes the file 0600; give it the permissions a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
