@@ -84,6 +84,20 @@ def summary_table(title: str, rows: dict[str, dict]) -> Table:
     return table
 
 
+def unparsable_warnings(samples: Sequence[Sample], shown: int = 10) -> list[str]:
+    """One line per sample that is not Python: it is still judged (as an error), but the user should know."""
+    lines = []
+    for sample in samples:
+        try:
+            compile(sample.code, "<sample>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            reason = getattr(exc, "msg", str(exc))
+            lines.append(f"{sample.origin or sample.task_id}: field 'solution': not valid Python ({reason}); judged as an error")
+    if len(lines) > shown:
+        lines = lines[:shown] + [f"... and {len(lines) - shown} more samples that are not valid Python"]
+    return lines
+
+
 def make_engine(workers: int | None, min_time_limit: float, time_factor: float) -> Engine:
     if min_time_limit <= 0 or time_factor <= 0:
         fail("--min-time-limit and --time-factor must be positive")
@@ -104,6 +118,7 @@ def evaluate(
     bench = load_benchmark(benchmark, data)
     by_id = bench.by_id()
     sample_list, warnings = read_samples(samples, by_id)
+    warnings += unparsable_warnings(sample_list)
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if not sample_list:

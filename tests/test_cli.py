@@ -1,0 +1,120 @@
+"""The `benchmorph` command end to end, as a user runs it (real subprocess, real sandbox)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmorph.data.humaneval import humaneval_problem_records
+from benchmorph.evaluation.mutants import mutants
+
+
+def run_cli(*args: str, cache: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BENCHMORPH_CACHE": str(cache), "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "benchmorph.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600
+    )
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Path:
+    return tmp_path / "cache"
+
+
+def write_lines(path: Path, rows: list) -> Path:
+    path.write_text("".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows))
+    return path
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_demo_references_all_pass_and_mutants_mostly_fail(tmp_path: Path, cache: Path) -> None:
+    result = run_cli("demo", "--out", str(tmp_path / "demo"), cache=cache, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    reference = json.loads((tmp_path / "demo" / "reference" / "summary.json").read_text())
+    broken = json.loads((tmp_path / "demo" / "broken" / "summary.json").read_text())
+    assert reference["n_problems"] == 164 and reference["pass@1"] == 1.0
+    assert broken["n_samples"] >= 300 and broken["pass@1"] < 0.2
+    assert "benchmorph demo" in result.stdout
+
+
+def test_datasets_lists_humaneval(tmp_path: Path, cache: Path) -> None:
+    result = run_cli("datasets", cache=cache, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "humaneval" in result.stdout and "164" in result.stdout and "mbpp+" in result.stdout
+
+
+def test_evaluate_pass_at_k_warnings_and_identical_rerun(tmp_path: Path, cache: Path) -> None:
+    records = {r["task_id"]: r for r in humaneval_problem_records()}
+    rows = []
+    for task in ("HumanEval/0", "HumanEval/2", "HumanEval/32"):
+        record = records[task]
+        rows.append({"task_id": task, "completion": record["canonical_solution"]})
+        rows.append({"task_id": task, "solution": record["prompt"] + record["canonical_solution"]})
+        broken = mutants(record["prompt"] + record["canonical_solution"], record["entry_point"], limit=1)[0]
+        rows.append({"task_id": task, "solution": broken.code})
+    rows.append({"task_id": "HumanEval/9999", "completion": "    return 1\n"})
+    rows.append({"task_id": "HumanEval/0", "solution": "def has_close_elements(:\n"})
+    samples = write_lines(tmp_path / "samples.jsonl", rows)
+
+    outputs = []
+    for run in ("a", "b"):
+        result = run_cli("evaluate", "humaneval", "--samples", str(samples), "--out", str(tmp_path / run), cache=cache, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "unknown task_id 'HumanEval/9999'" in result.stderr
+        assert "samples.jsonl:11: field 'solution': not valid Python" in result.stderr
+        summary = json.loads((tmp_path / run / "summary.json").read_text())
+        verdicts = [json.loads(line) for line in (tmp_path / run / "results.jsonl").read_text().splitlines()]
+        outputs.append((summary, verdicts))
+
+    summary, verdicts = outputs[0]
+    assert summary["benchmark"] == "humaneval"
+    assert summary["n_problems"] == 3 and summary["n_samples"] == 10 and len(verdicts) == 10
+    assert {"pass@1", "pass@2", "pass@3"} <= summary.keys() and "pass@4" not in summary
+    by_sample = {(v["task_id"], v["index"]): v for v in verdicts}
+    assert by_sample[("HumanEval/32", 0)]["status"] == "pass"  # any root passes the find_zero oracle
+    assert by_sample[("HumanEval/0", 3)]["status"] == "error"  # the unparsable one
+    # pass@1 over tasks: HumanEval/0 has 2 of 4 passing, the others 2 of 3 (unless a mutant survived).
+    assert 0.5 <= summary["pass@1"] <= 1.0
+    statuses = [(v["task_id"], v["index"], v["status"], v["passed"]) for v in verdicts]
+    assert statuses == [(v["task_id"], v["index"], v["status"], v["passed"]) for v in outputs[1][1]]
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        ([{"task_id": "HumanEval/0", "completion": "x"}, "{not json"], "samples.jsonl:2: malformed JSON"),
+        ([{"completion": "    return 1\n"}], "samples.jsonl:1: field 'task_id': missing field"),
+        ([{"task_id": "HumanEval/0"}], "samples.jsonl:1: field 'solution'"),
+        ([{"task_id": "HumanEval/0", "solution": 42}], "samples.jsonl:1: field 'solution': expected str"),
+    ],
+)
+def test_bad_samples_give_one_line_and_exit_2(tmp_path: Path, cache: Path, rows: list, expected: str) -> None:
+    samples = write_lines(tmp_path / "samples.jsonl", rows)
+    result = run_cli("evaluate", "humaneval", "--samples", str(samples), cache=cache, cwd=tmp_path)
+    assert expected in one_error_line(result)
+
+
+def test_unknown_benchmark_and_missing_file(tmp_path: Path, cache: Path) -> None:
+    samples = write_lines(tmp_path / "samples.jsonl", [{"task_id": "HumanEval/0", "completion": "    return 1\n"}])
+    assert "unknown benchmark 'nope'" in one_error_line(run_cli("evaluate", "nope", "--samples", str(samples), cache=cache, cwd=tmp_path))
+    missing = one_error_line(run_cli("evaluate", "humaneval", "--samples", str(tmp_path / "none.jsonl"), cache=cache, cwd=tmp_path))
+    assert "none.jsonl: file not found" in missing
+
+
+def test_only_unknown_tasks_is_an_error(tmp_path: Path, cache: Path) -> None:
+    samples = write_lines(tmp_path / "samples.jsonl", [{"task_id": "Other/1", "completion": "    return 1\n"}])
+    result = run_cli("evaluate", "humaneval", "--samples", str(samples), cache=cache, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "no samples for any task" in result.stderr
