@@ -17,7 +17,12 @@ from benchmorph.evaluation.mutants import mutants
 def run_cli(*args: str, cache: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "BENCHMORPH_CACHE": str(cache), "COLUMNS": "200"}
     return subprocess.run(
-        [sys.executable, "-m", "benchmorph.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600
+        [sys.executable, "-m", "benchmorph.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=600,
     )
 
 
@@ -70,7 +75,16 @@ def test_evaluate_pass_at_k_warnings_and_identical_rerun(tmp_path: Path, cache: 
 
     outputs = []
     for run in ("a", "b"):
-        result = run_cli("evaluate", "humaneval", "--samples", str(samples), "--out", str(tmp_path / run), cache=cache, cwd=tmp_path)
+        result = run_cli(
+            "evaluate",
+            "humaneval",
+            "--samples",
+            str(samples),
+            "--out",
+            str(tmp_path / run),
+            cache=cache,
+            cwd=tmp_path,
+        )
         assert result.returncode == 0, result.stderr
         assert "unknown task_id 'HumanEval/9999'" in result.stderr
         assert "samples.jsonl:11: field 'solution': not valid Python" in result.stderr
@@ -107,14 +121,22 @@ def test_bad_samples_give_one_line_and_exit_2(tmp_path: Path, cache: Path, rows:
 
 
 def test_unknown_benchmark_and_missing_file(tmp_path: Path, cache: Path) -> None:
-    samples = write_lines(tmp_path / "samples.jsonl", [{"task_id": "HumanEval/0", "completion": "    return 1\n"}])
-    assert "unknown benchmark 'nope'" in one_error_line(run_cli("evaluate", "nope", "--samples", str(samples), cache=cache, cwd=tmp_path))
-    missing = one_error_line(run_cli("evaluate", "humaneval", "--samples", str(tmp_path / "none.jsonl"), cache=cache, cwd=tmp_path))
+    samples = write_lines(
+        tmp_path / "samples.jsonl", [{"task_id": "HumanEval/0", "completion": "    return 1\n"}]
+    )
+    assert "unknown benchmark 'nope'" in one_error_line(
+        run_cli("evaluate", "nope", "--samples", str(samples), cache=cache, cwd=tmp_path)
+    )
+    missing = one_error_line(
+        run_cli("evaluate", "humaneval", "--samples", str(tmp_path / "none.jsonl"), cache=cache, cwd=tmp_path)
+    )
     assert "none.jsonl: file not found" in missing
 
 
 def test_only_unknown_tasks_is_an_error(tmp_path: Path, cache: Path) -> None:
-    samples = write_lines(tmp_path / "samples.jsonl", [{"task_id": "Other/1", "completion": "    return 1\n"}])
+    samples = write_lines(
+        tmp_path / "samples.jsonl", [{"task_id": "Other/1", "completion": "    return 1\n"}]
+    )
     result = run_cli("evaluate", "humaneval", "--samples", str(samples), cache=cache, cwd=tmp_path)
     assert result.returncode == 2
     assert "no samples for any task" in result.stderr

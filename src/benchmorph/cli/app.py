@@ -35,11 +35,18 @@ app = typer.Typer(
 console = Console(stderr=True)
 out_console = Console()
 
-WorkersOption = Annotated[int | None, typer.Option("--workers", "-j", help="Sandbox workers (default: number of cores).")]
-MinTimeOption = Annotated[float, typer.Option("--min-time-limit", help="Smallest per-test time limit, seconds.")]
-FactorOption = Annotated[float, typer.Option("--time-factor", help="Per-test limit = max(min, factor x reference time).")]
+WorkersOption = Annotated[
+    int | None, typer.Option("--workers", "-j", help="Sandbox workers (default: number of cores).")
+]
+MinTimeOption = Annotated[
+    float, typer.Option("--min-time-limit", help="Smallest per-test time limit, seconds.")
+]
+FactorOption = Annotated[
+    float, typer.Option("--time-factor", help="Per-test limit = max(min, factor x reference time).")
+]
 DataOption = Annotated[
-    Path | None, typer.Option("--data", help="Local data file for the benchmark (instead of the cached download).")
+    Path | None,
+    typer.Option("--data", help="Local data file for the benchmark (instead of the cached download)."),
 ]
 
 
@@ -63,13 +70,18 @@ def prepare(engine: Engine, name: str, problems: Sequence[Problem]) -> dict[str,
     return {problem.id: problem for problem in report.problems}
 
 
-def run_evaluation(engine: Engine, name: str, problems: dict[str, Problem], samples: list[Sample], label: str) -> Evaluation:
+def run_evaluation(
+    engine: Engine, name: str, problems: dict[str, Problem], samples: list[Sample], label: str
+) -> Evaluation:
     with progress_bar(console, f"evaluate {label}", len(samples)) as advance:
         return evaluate_samples(name, problems, samples, engine, advance)
 
 
 def summary_table(title: str, rows: dict[str, dict]) -> Table:
-    ks = sorted({key for summary in rows.values() for key in summary if key.startswith("pass@")}, key=lambda k: int(k[5:]))
+    ks = sorted(
+        {key for summary in rows.values() for key in summary if key.startswith("pass@")},
+        key=lambda k: int(k[5:]),
+    )
     table = Table(title=title)
     table.add_column("run")
     table.add_column("problems", justify="right")
@@ -92,7 +104,9 @@ def unparsable_warnings(samples: Sequence[Sample], shown: int = 10) -> list[str]
             compile(sample.code, "<sample>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as exc:
             reason = getattr(exc, "msg", str(exc))
-            lines.append(f"{sample.origin or sample.task_id}: field 'solution': not valid Python ({reason}); judged as an error")
+            lines.append(
+                f"{sample.origin or sample.task_id}: field 'solution': not valid Python ({reason}); judged as an error"
+            )
     if len(lines) > shown:
         lines = lines[:shown] + [f"... and {len(lines) - shown} more samples that are not valid Python"]
     return lines
@@ -106,8 +120,12 @@ def make_engine(workers: int | None, min_time_limit: float, time_factor: float) 
 
 @app.command()
 def evaluate(
-    benchmark: Annotated[str, typer.Argument(help="Benchmark name (see `benchmorph datasets`) or a problems file.")],
-    samples: Annotated[Path, typer.Option("--samples", "-s", help="Samples JSONL (task_id + solution|completion) or dir.")],
+    benchmark: Annotated[
+        str, typer.Argument(help="Benchmark name (see `benchmorph datasets`) or a problems file.")
+    ],
+    samples: Annotated[
+        Path, typer.Option("--samples", "-s", help="Samples JSONL (task_id + solution|completion) or dir.")
+    ],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory.")] = None,
     workers: WorkersOption = None,
     min_time_limit: MinTimeOption = 1.0,

@@ -32,9 +32,13 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 try:
                     row = json.loads(text)
                 except json.JSONDecodeError as exc:
-                    raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", path=path, line=number) from None
+                    raise InputError(
+                        f"malformed JSON: {exc.msg} (column {exc.colno})", path=path, line=number
+                    ) from None
                 if not isinstance(row, dict):
-                    raise InputError(f"expected a JSON object, got {type(row).__name__}", path=path, line=number)
+                    raise InputError(
+                        f"expected a JSON object, got {type(row).__name__}", path=path, line=number
+                    )
                 yield number, row
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text: {exc.reason}", path=path) from None
@@ -42,7 +46,9 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(f"cannot read: {exc}", path=path) from None
 
 
-def require(row: dict[str, Any], field: str, kind: type | tuple[type, ...], *, path: str | Path, line: int) -> Any:
+def require(
+    row: dict[str, Any], field: str, kind: type | tuple[type, ...], *, path: str | Path, line: int
+) -> Any:
     """Fetch a required field of the expected type or raise an InputError naming it."""
     if field not in row:
         raise InputError("missing field", path=path, line=line, field=field)

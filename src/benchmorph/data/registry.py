@@ -96,6 +96,9 @@ def load_benchmark(name_or_path: str, data_path: str | Path | None = None) -> Be
         for fmt in _FORMATS:
             if fmt.detect(path):
                 return Benchmark(path.stem, fmt.loader(path))
-        raise InputError("unrecognised benchmark format (expected benchmorph JSONL, EvalPlus, EvoEval or LiveCodeBench)", path=path)
+        raise InputError(
+            "unrecognised benchmark format (expected benchmorph JSONL, EvalPlus, EvoEval or LiveCodeBench)",
+            path=path,
+        )
     names = ", ".join(sorted(_BENCHMARKS))
     raise InputError(f"unknown benchmark '{name_or_path}' (not a file; known: {names})")

@@ -118,7 +118,10 @@ def _encode_unusual(value: Any, depth: int) -> Any:
     if isinstance(value, dict):
         return encode(dict(dict.items(value)), depth)
     if isinstance(value, (set, frozenset)):
-        return encode(set(set.__iter__(value)) if isinstance(value, set) else frozenset(frozenset.__iter__(value)), depth)
+        return encode(
+            set(set.__iter__(value)) if isinstance(value, set) else frozenset(frozenset.__iter__(value)),
+            depth,
+        )
     module = getattr(type(value), "__module__", "") or ""
     if module.startswith("numpy") and hasattr(value, "tolist"):
         try:

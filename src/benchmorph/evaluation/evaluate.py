@@ -49,7 +49,9 @@ def evaluate_samples(
     return Evaluation(benchmark, problems, list(samples), verdicts, engine.isolation)
 
 
-def summarize(benchmark: str, samples: Sequence[Sample], verdicts: Sequence[Verdict], isolation: str) -> dict[str, Any]:
+def summarize(
+    benchmark: str, samples: Sequence[Sample], verdicts: Sequence[Verdict], isolation: str
+) -> dict[str, Any]:
     """Scores over the tasks that have samples: pass@k for every k up to the smallest sample count."""
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for verdict in verdicts:

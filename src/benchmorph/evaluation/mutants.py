@@ -66,7 +66,11 @@ def _sites(function: ast.FunctionDef) -> Iterator[tuple[str, ast.AST, object]]:
         if isinstance(node, (ast.FunctionDef, ast.For, ast.While, ast.If, ast.With)):
             body = node.body
             for position, statement in enumerate(body):
-                docstring = position == 0 and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+                docstring = (
+                    position == 0
+                    and isinstance(statement, ast.Expr)
+                    and isinstance(statement.value, ast.Constant)
+                )
                 if len(body) > 1 and not docstring:
                     yield "drop-statement", node, position
 

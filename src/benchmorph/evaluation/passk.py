@@ -15,7 +15,9 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - comb(n - c, k) / comb(n, k)
 
 
-def pass_at_k_table(counts: Mapping[str, tuple[int, int]], ks: Iterable[int] | None = None) -> dict[int, float]:
+def pass_at_k_table(
+    counts: Mapping[str, tuple[int, int]], ks: Iterable[int] | None = None
+) -> dict[int, float]:
     """pass@k for every k up to the smallest per-problem sample count (or the ks asked for that fit).
 
     ``counts`` maps task id to (n samples, c correct).  A k larger than some

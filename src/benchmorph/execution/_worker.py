@@ -361,6 +361,44 @@ def cleanup(scratch: str, child_groups: list[int]) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def parse_record(line: bytes) -> dict | None:
+    """One JSON record from the child, or None when the line is not one.
+
+    The child runs model code, which can write anything to this pipe (it holds
+    the fd): malformed JSON, nesting deep enough to raise RecursionError.  None
+    of that may take the worker down.
+    """
+    try:
+        record = json.loads(line)
+    except Exception:  # noqa: BLE001 - ValueError, RecursionError, MemoryError
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def clean_result(record: dict, index: int) -> dict | None:
+    """The result record for test ``index`` as the host may safely judge it, or None.
+
+    Forged records must not reach the host in a shape its judging code would
+    raise on (a non-numeric time, an undecodable or too deeply nested output):
+    that would turn one hostile sample into a failed run instead of a verdict.
+    """
+    elapsed = record.get("t")
+    if type(elapsed) not in (int, float) or not 0 <= elapsed < 1e9:
+        return None
+    if record.get("s") == "ok":
+        output = record.get("o")
+        try:
+            # Decodable, and within the depth the codec itself allows.
+            values.encode(values.decode(output))
+        except Exception:  # noqa: BLE001
+            return None
+        return {"i": index, "s": "ok", "t": float(elapsed), "o": output}
+    if record.get("s") == "error":
+        error = record.get("e")
+        return {"i": index, "s": "error", "t": float(elapsed), "e": error[:MAX_ERROR] if isinstance(error, str) else "error"}
+    return None
+
+
 def run_function_job(job: dict, scratch: str) -> dict:
     timeouts = job["timeouts"]
     total = len(job["inputs"])
@@ -379,7 +417,7 @@ def run_function_job(job: dict, scratch: str) -> dict:
     outcome = {"setup_error": None, "violation": None, "timeout_in": None}
     budget = job["limits"]["output"]
     received = 0
-    buffer = b""
+    buffer = bytearray()
     ready = False
     next_index = 0
     deadline = time.monotonic() + job["setup_time"]
@@ -403,34 +441,39 @@ def run_function_job(job: dict, scratch: str) -> dict:
         if received > budget:
             outcome["violation"] = f"output limit exceeded ({budget} bytes)"
             break
+        # A bytearray consumed from the front, searched only where new bytes
+        # arrived: re-copying and re-scanning the whole buffer per 64 KiB chunk
+        # made a large output quadratic and slow enough to pass for a timeout.
+        seen = len(buffer)
         buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            try:
-                record = json.loads(line)
-            except ValueError:
+        newline = buffer.find(b"\n", seen)
+        while newline >= 0:
+            record = parse_record(bytes(buffer[:newline]))
+            del buffer[: newline + 1]
+            newline = buffer.find(b"\n")
+            if record is None:
                 outcome["violation"] = "corrupted result stream"
                 finished = True
-                break
-            if not isinstance(record, dict):
-                outcome["violation"] = "corrupted result stream"
+            elif "setup_error" in record:
+                error = record["setup_error"]
+                outcome["setup_error"] = error[:MAX_ERROR] if isinstance(error, str) else "solution failed to load"
                 finished = True
-                break
-            if "setup_error" in record:
-                outcome["setup_error"] = str(record["setup_error"])[:MAX_ERROR]
-                finished = True
-                break
-            if record.get("ready") and not ready:
+            elif record.get("ready") is True and not ready:
                 ready = True
-            elif record.get("end"):
+            elif record.get("end") is True:
                 finished = True
-                break
-            elif record.get("i") == next_index and ready:
-                results[next_index] = record
-                next_index += 1
+            elif ready and next_index < total and type(record.get("i")) is int and record["i"] == next_index:
+                clean = clean_result(record, next_index)
+                if clean is None:
+                    outcome["violation"] = "corrupted result stream"
+                    finished = True
+                else:
+                    results[next_index] = clean
+                    next_index += 1
             else:
                 outcome["violation"] = "corrupted result stream"
                 finished = True
+            if finished:
                 break
             if next_index < total:
                 deadline = time.monotonic() + timeouts[next_index]

@@ -115,7 +115,7 @@ def short_diff(expected: Any, got: Any) -> str:
     """A one-line 'expected X, got Y' that stays short for huge values."""
     if isinstance(expected, str) and isinstance(got, str) and ("\n" in expected or "\n" in got):
         want, have = expected.split(), got.split()
-        for position, (a, b) in enumerate(zip(want, have)):
+        for position, (a, b) in enumerate(zip(want, have, strict=False)):
             if a != b:
                 return _clip(f"token {position + 1}: expected {a!r}, got {b!r}")
         return _clip(f"expected {len(want)} tokens, got {len(have)}")

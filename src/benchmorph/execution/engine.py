@@ -144,7 +144,9 @@ class Engine:
         self._inputs[id(problem)] = (problem, key, encoded)
         return key, encoded
 
-    def _job(self, problem: Problem, code: str, limits: Limits, job_id: str) -> tuple[dict[str, Any], list[Any], float]:
+    def _job(
+        self, problem: Problem, code: str, limits: Limits, job_id: str
+    ) -> tuple[dict[str, Any], list[Any], float]:
         key, inputs = self._encoded_inputs(problem)
         timeouts = [limits.test_time_limit(test.ref_time) for test in problem.tests]
         job = {
@@ -192,7 +194,10 @@ class Engine:
             else:
                 pending.append((problem, key))
 
-        jobs = [self._job(problem, _reference_code(problem), REFERENCE_LIMITS, problem.id) for problem, _ in pending]
+        jobs = [
+            self._job(problem, _reference_code(problem), REFERENCE_LIMITS, problem.id)
+            for problem, _ in pending
+        ]
 
         def done(_index: int, _reply: dict[str, Any]) -> None:
             if progress:

@@ -18,7 +18,9 @@ from benchmorph.execution.sandbox import WorkerCrashed, WorkerProcess, isolation
 
 
 class WorkerPool:
-    def __init__(self, workers: int | None = None, isolation: str | None = None, scratch_size: int = 64 << 20):
+    def __init__(
+        self, workers: int | None = None, isolation: str | None = None, scratch_size: int = 64 << 20
+    ):
         self.size = max(1, workers or os.cpu_count() or 1)
         self.isolation = isolation or isolation_mode()
         self._idle: queue.Queue[WorkerProcess] = queue.Queue()
@@ -42,7 +44,9 @@ class WorkerPool:
         finally:
             self._idle.put(worker)
 
-    def _run(self, worker: WorkerProcess, job: dict[str, Any], inputs: list[Any], timeout: float) -> dict[str, Any]:
+    def _run(
+        self, worker: WorkerProcess, job: dict[str, Any], inputs: list[Any], timeout: float
+    ) -> dict[str, Any]:
         key = job.get("inputs_key")
         message = dict(job)
         if key is None or key not in worker.known_inputs:

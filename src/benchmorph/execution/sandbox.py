@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import json
 import os
 import selectors
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from benchmorph.data import values as values_module
@@ -159,10 +161,25 @@ def isolation_mode() -> str:
     return "rlimits"
 
 
+UIDS_PER_PROCESS = 64
+# Workers of every pool in this process draw from one sequence: two engines
+# alive at once (say a bwrap one and an rlimits one) must not share a sample
+# uid, or one worker's kill(-1) clean-up reaps the other's running sample.
+_worker_numbers = itertools.count()
+
+
 def _uid_base() -> int:
     # Distinct unprivileged uids per benchmorph process and worker slot, so
     # concurrent runs do not share an RLIMIT_NPROC budget or kill each other's children.
-    return 200000 + (os.getpid() % 20000) * 64
+    return 200000 + (os.getpid() % 20000) * UIDS_PER_PROCESS
+
+
+# bwrap --die-with-parent is PR_SET_PDEATHSIG, which fires when the *thread*
+# that started bwrap exits, not the process.  Pools start workers lazily from
+# executor threads that end with each evaluate() call, which silently killed
+# every worker after every call; one thread that lives as long as the process
+# starts them all instead.
+_spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchmorph-spawn")
 
 
 class WorkerProcess:
@@ -172,7 +189,7 @@ class WorkerProcess:
         self.slot = slot
         self.isolation = isolation
         self.scratch_size = scratch_size
-        self.uid = _uid_base() + slot
+        self.uid = _uid_base() + next(_worker_numbers) % UIDS_PER_PROCESS
         self.proc: subprocess.Popen[bytes] | None = None
         self.known_inputs: set[str] = set()
         self._fallback_root: str | None = None
@@ -187,14 +204,15 @@ class WorkerProcess:
             os.chmod(self._fallback_root, 0o755)
             cmd = [sys.executable, "-s", "-B", str(WORKER_SCRIPT), str(VALUES_SCRIPT), str(self.uid), self._fallback_root]
             env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
-        self.proc = subprocess.Popen(
+        self.proc = _spawner.submit(
+            subprocess.Popen,
             cmd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
-        )
+        ).result()
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -37,13 +37,24 @@ def _overall(tests: list[TestResult]) -> str:
     return "pass"
 
 
-def build_verdict(problem: Problem, reply: dict[str, Any], task_id: str, index: int, isolation: str) -> Verdict:
+def build_verdict(
+    problem: Problem, reply: dict[str, Any], task_id: str, index: int, isolation: str
+) -> Verdict:
     total = len(problem.tests)
     wall = float(reply.get("wall") or 0.0)
 
     def whole(status: str, error: str, test_status: str = "not-run") -> Verdict:
         tests = [TestResult(index=i, status=test_status) for i in range(total)]  # type: ignore[arg-type]
-        return Verdict(task_id=task_id, index=index, status=status, total=total, tests=tests, time=wall, error=error, isolation=isolation)  # type: ignore[arg-type]
+        return Verdict(
+            task_id=task_id,
+            index=index,
+            status=status,
+            total=total,
+            tests=tests,
+            time=wall,
+            error=error,
+            isolation=isolation,
+        )  # type: ignore[arg-type]
 
     if "crashed" in reply:
         return whole("sandbox-violation", f"sandbox worker lost: {reply['crashed']}")
@@ -70,13 +81,19 @@ def build_verdict(problem: Problem, reply: dict[str, Any], task_id: str, index: 
             ok, diff = judge_output(problem, i, output)
             tests.append(TestResult(index=i, status="pass" if ok else "fail", time=elapsed, diff=diff))
         else:
-            tests.append(TestResult(index=i, status="error", time=elapsed, error=str(record.get("e", "error"))[:400]))
+            tests.append(
+                TestResult(index=i, status="error", time=elapsed, error=str(record.get("e", "error"))[:400])
+            )
 
     status = _overall(tests)
     error = None
     if reply.get("violation"):
         status, error = "sandbox-violation", str(reply["violation"])
-    elif status == "error" and any(t.status == "not-run" for t in tests) and not any(t.status == "error" for t in tests):
+    elif (
+        status == "error"
+        and any(t.status == "not-run" for t in tests)
+        and not any(t.status == "error" for t in tests)
+    ):
         error = f"solution stopped before running every test ({reply.get('exit') or 'no result'})"
     elif status != "pass":
         first = next(t for t in tests if t.status != "pass")

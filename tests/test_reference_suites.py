@@ -1,0 +1,56 @@
+"""Whole benchmarks through the real sandbox: every reference solution must pass its own tests.
+
+This is the trust check of the execution engine on real data (HumanEval+
+and MBPP+ from ../shared/data).  Inputs the reference cannot run (contract
+violations, or a reference that exceeds the 20 s reference limit) are dropped
+by prepare and listed; what remains must pass at 1.0.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmorph.data import load_benchmark
+from benchmorph.execution import Engine, Job
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "evalplus"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory):
+    with Engine(workers=2, cache_root=tmp_path_factory.mktemp("cache")) as engine:
+        yield engine
+
+
+def references_pass(engine: Engine, name: str, path: Path):
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    bench = load_benchmark(name, path)
+    report = engine.prepare(bench.problems)
+    verdicts = engine.evaluate([Job(p, p.reference, p.id) for p in report.problems])
+    failing = {v.task_id: v.error for v in verdicts if v.status != "pass"}
+    return bench, report, failing
+
+
+def test_humaneval_plus_references_pass(engine: Engine) -> None:
+    bench, report, failing = references_pass(
+        engine, "humaneval+", DATA / "HumanEvalPlusInputs.dev-2023-04-26.jsonl"
+    )
+    assert len(bench.problems) == 164 and not report.unusable
+    assert failing == {}
+    assert sum(len(p.tests) for p in report.problems) > 10000
+    # The dev inputs file holds many inputs its own contracts reject (e.g. HumanEval/0 with non-float lists).
+    assert all("invalid inputs" in reason for reasons in report.dropped_tests.values() for reason in reasons)
+
+
+def test_mbpp_plus_references_pass(engine: Engine) -> None:
+    bench, report, failing = references_pass(engine, "mbpp+", DATA / "MbppPlus.dev-2023-11-16.jsonl")
+    assert len(bench.problems) == 399 and not report.unusable
+    assert failing == {}
+    # Known drops: Mbpp/267 and Mbpp/734 have plus inputs their own contract rejects; Mbpp/255's
+    # reference (combinations_with_replacement over large n) runs past the 20 s reference limit.
+    assert set(report.dropped_tests) <= {"Mbpp/255", "Mbpp/267", "Mbpp/734"}
+    assert sum(len(p.tests) for p in report.problems) > 40000
