@@ -140,3 +140,47 @@ def test_only_unknown_tasks_is_an_error(tmp_path: Path, cache: Path) -> None:
     result = run_cli("evaluate", "humaneval", "--samples", str(samples), cache=cache, cwd=tmp_path)
     assert result.returncode == 2
     assert "no samples for any task" in result.stderr
+
+
+def test_killed_evaluate_resumes_from_its_checkpoint(tmp_path: Path, cache: Path) -> None:
+    """SIGKILL midway, run again: saved verdicts are reused, the rest are run, nothing is lost."""
+    import signal
+    import sqlite3
+    import time
+
+    records = {r["task_id"]: r for r in humaneval_problem_records()}
+    # Distinct code per sample: identical samples share one verdict key (and one checkpoint row).
+    loop = "def has_close_elements(n, t):\n    while True: pass  # {}\n"
+    rows = [{"task_id": "HumanEval/0", "solution": loop.format(i)} for i in range(12)]
+    body = records["HumanEval/0"]["canonical_solution"]
+    rows += [{"task_id": "HumanEval/0", "completion": body + f"# {i}\n"} for i in range(3)]
+    samples = write_lines(tmp_path / "samples.jsonl", rows)
+    out = tmp_path / "run"
+    env = {**os.environ, "BENCHMORPH_CACHE": str(cache)}
+    args = [sys.executable, "-m", "benchmorph.cli", "evaluate", "humaneval", "--samples", str(samples)]
+    args += ["--out", str(out), "--workers", "2", "--min-time-limit", "1"]
+    proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    checkpoint = out / "checkpoint.sqlite"
+    deadline = time.monotonic() + 120
+    saved = 0
+    while time.monotonic() < deadline and saved < 4:
+        time.sleep(0.5)
+        if checkpoint.exists():
+            try:
+                with sqlite3.connect(checkpoint) as db:
+                    saved = db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+            except sqlite3.OperationalError:
+                saved = 0
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 4 <= saved < 15, saved
+    assert not (out / "summary.json").exists()
+
+    result = run_cli(*args[3:], cache=cache, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    verdicts = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert summary["n_samples"] == 15 and len(verdicts) == 15
+    assert summary["reused_verdicts"] >= saved
+    assert sorted(v["index"] for v in verdicts) == list(range(15))
+    assert [v["status"] for v in verdicts] == ["timeout"] * 12 + ["pass"] * 3

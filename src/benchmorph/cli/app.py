@@ -20,6 +20,7 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, Sample
 from benchmorph.data.registry import available_benchmarks, load_benchmark
 from benchmorph.data.samples import read_samples
+from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.evaluate import Evaluation, evaluate_samples, write_evaluation
 from benchmorph.evaluation.mutants import mutants
 from benchmorph.execution.engine import Engine
@@ -71,17 +72,21 @@ def prepare(engine: Engine, name: str, problems: Sequence[Problem]) -> dict[str,
 
 
 def run_evaluation(
-    engine: Engine, name: str, problems: dict[str, Problem], samples: list[Sample], label: str
+    engine: Engine,
+    name: str,
+    problems: dict[str, Problem],
+    samples: list[Sample],
+    label: str,
+    store: VerdictStore | None = None,
 ) -> Evaluation:
     with progress_bar(console, f"evaluate {label}", len(samples)) as advance:
-        return evaluate_samples(name, problems, samples, engine, advance)
+        return evaluate_samples(name, problems, samples, engine, advance, store)
 
 
 def summary_table(title: str, rows: dict[str, dict]) -> Table:
-    ks = sorted(
-        {key for summary in rows.values() for key in summary if key.startswith("pass@")},
-        key=lambda k: int(k[5:]),
-    )
+    # The table shows the customary k; summary.json has every k.
+    present = {key for summary in rows.values() for key in summary if key.startswith("pass@")}
+    ks = [f"pass@{k}" for k in (1, 5, 10, 100) if f"pass@{k}" in present]
     table = Table(title=title)
     table.add_column("run")
     table.add_column("problems", justify="right")
@@ -131,6 +136,12 @@ def evaluate(
     min_time_limit: MinTimeOption = 1.0,
     time_factor: FactorOption = 4.0,
     data: DataOption = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume/--no-resume", help="Reuse verdicts checkpointed in --out by an interrupted run."
+        ),
+    ] = True,
 ) -> None:
     """Run samples against a benchmark in the sandbox; write results.jsonl and summary.json."""
     bench = load_benchmark(benchmark, data)
@@ -143,13 +154,22 @@ def evaluate(
         fail(f"{samples}: no samples for any task of {bench.name}")
     needed = [by_id[task] for task in dict.fromkeys(sample.task_id for sample in sample_list)]
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
+    out_dir.mkdir(parents=True, exist_ok=True)
     with make_engine(workers, min_time_limit, time_factor) as engine:
         ready = prepare(engine, bench.name, needed)
         usable = [sample for sample in sample_list if sample.task_id in ready]
         skipped = len(sample_list) - len(usable)
         if skipped:
             console.print(f"[yellow]warning:[/] {skipped} samples skipped: their problem cannot be evaluated")
-        evaluation = run_evaluation(engine, bench.name, ready, usable, samples.name)
+        checkpoint = out_dir / "checkpoint.sqlite"
+        if not resume:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{checkpoint}{suffix}").unlink(missing_ok=True)
+        store = VerdictStore(checkpoint)
+        try:
+            evaluation = run_evaluation(engine, bench.name, ready, usable, samples.name, store)
+        finally:
+            store.close()
     summary = write_evaluation(out_dir, evaluation)
     out_console.print(summary_table(f"{bench.name}: {samples}", {samples.name: summary}))
     out_console.print(f"results: {out_dir / 'results.jsonl'}\nsummary: {out_dir / 'summary.json'}")

@@ -18,6 +18,7 @@ from typing import Any
 from benchmorph import __version__
 from benchmorph.data.jsonl import write_jsonl
 from benchmorph.data.models import Problem, Sample, Verdict
+from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.passk import pass_at_k_table
 from benchmorph.execution.engine import Engine, Job
 
@@ -31,9 +32,13 @@ class Evaluation:
     samples: list[Sample]
     verdicts: list[Verdict]
     isolation: str
+    # Verdicts taken from a checkpoint of an earlier, interrupted run.
+    reused: int = 0
 
     def summary(self) -> dict[str, Any]:
-        return summarize(self.benchmark, self.samples, self.verdicts, self.isolation)
+        summary = summarize(self.benchmark, self.samples, self.verdicts, self.isolation)
+        summary["reused_verdicts"] = self.reused
+        return summary
 
 
 def evaluate_samples(
@@ -42,11 +47,37 @@ def evaluate_samples(
     samples: Sequence[Sample],
     engine: Engine,
     progress: Progress | None = None,
+    store: VerdictStore | None = None,
 ) -> Evaluation:
-    """Judge every sample against its (prepared) problem; samples for unknown tasks must be filtered first."""
+    """Judge every sample against its (prepared) problem; samples for unknown tasks must be filtered first.
+
+    With a ``store``, verdicts already in it (same content key) are reused and
+    new ones are saved as they come, so a killed run resumes where it stopped.
+    """
     jobs = [Job(problems[s.task_id], s.code, s.task_id, s.index) for s in samples]
-    verdicts = engine.evaluate(jobs, progress)
-    return Evaluation(benchmark, problems, list(samples), verdicts, engine.isolation)
+    verdicts: list[Verdict | None] = [None] * len(jobs)
+    keys = [engine.verdict_key(job) for job in jobs] if store is not None else []
+    todo = list(range(len(jobs)))
+    if store is not None:
+        todo = []
+        for position, key in enumerate(keys):
+            saved = store.get(key)
+            if saved is not None and saved.task_id == jobs[position].task_id:
+                verdicts[position] = saved.model_copy(update={"index": jobs[position].index})
+            else:
+                todo.append(position)
+        if progress and len(todo) < len(jobs):
+            progress(len(jobs) - len(todo))
+
+    def save(index: int, verdict: Verdict) -> None:
+        if store is not None:
+            store.put(keys[todo[index]], verdict)
+
+    fresh = engine.evaluate([jobs[i] for i in todo], progress, save)
+    for position, verdict in zip(todo, fresh, strict=True):
+        verdicts[position] = verdict
+    done = [verdict for verdict in verdicts if verdict is not None]
+    return Evaluation(benchmark, problems, list(samples), done, engine.isolation, len(jobs) - len(todo))
 
 
 def summarize(

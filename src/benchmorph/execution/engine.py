@@ -102,6 +102,7 @@ class Engine:
         self._pool: WorkerPool | None = None
         self.references = ReferenceCache(cache_root)
         self._inputs: dict[int, tuple[Problem, str, list[Any]]] = {}
+        self._problem_keys: dict[int, tuple[Problem, str]] = {}
 
     @property
     def pool(self) -> WorkerPool:
@@ -199,17 +200,19 @@ class Engine:
             for problem, _ in pending
         ]
 
-        def done(_index: int, _reply: dict[str, Any]) -> None:
-            if progress:
-                progress(1)
-
-        replies = self.pool.map(jobs, done) if jobs else []
-        for (problem, key), reply in zip(pending, replies, strict=True):
+        def done(index: int, reply: dict[str, Any]) -> None:
+            # Saved as each reference finishes, so an interrupted prepare resumes where it stopped.
+            problem, key = pending[index]
             entry = _reference_entry(reply)
             if "crashed" not in reply:
                 self.references.put(key, entry)
             ready[problem.id] = entry
-            report.measured += 1
+            if progress:
+                progress(1)
+
+        if jobs:
+            self.pool.map(jobs, done)
+        report.measured = len(jobs)
 
         for problem in problems:
             if problem.id in report.unusable:
@@ -229,20 +232,62 @@ class Engine:
 
     # ----------------------------------------------------------- evaluate
 
-    def evaluate(self, jobs: Sequence[Job], progress: Progress | None = None) -> list[Verdict]:
-        """Run every job in the sandbox; always one Verdict per job, in order."""
-        raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
+    def evaluate(
+        self,
+        jobs: Sequence[Job],
+        progress: Progress | None = None,
+        on_verdict: Callable[[int, Verdict], None] | None = None,
+    ) -> list[Verdict]:
+        """Run every job in the sandbox; always one Verdict per job, in order.
 
-        def done(_index: int, _reply: dict[str, Any]) -> None:
+        ``on_verdict(index, verdict)`` is called as each one is ready (from a
+        worker thread), so callers can checkpoint long runs.
+        """
+        raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
+        verdicts: list[Verdict | None] = [None] * len(jobs)
+        isolation = self.isolation
+
+        def done(index: int, reply: dict[str, Any]) -> None:
+            job = jobs[index]
+            verdict = build_verdict(job.problem, reply, job.task_id, job.index, isolation)
+            verdicts[index] = verdict
+            if on_verdict:
+                on_verdict(index, verdict)
             if progress:
                 progress(1)
 
-        replies = self.pool.map(raw, done)
-        isolation = self.isolation
-        return [
-            build_verdict(job.problem, reply, job.task_id, job.index, isolation)
-            for job, reply in zip(jobs, replies, strict=True)
+        self.pool.map(raw, done)
+        return [verdict for verdict in verdicts if verdict is not None]
+
+    def verdict_key(self, job: Job) -> str:
+        """Content key of a verdict: problem, tests with expected outputs, code and limits.
+
+        Equal keys mean the sandbox would be asked exactly the same question,
+        which is what makes reusing a checkpointed verdict safe.
+        """
+        payload = [self._problem_key(job.problem), job.code, self.limits.__dict__]
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def _problem_key(self, problem: Problem) -> str:
+        cached = self._problem_keys.get(id(problem))
+        if cached is not None and cached[0] is problem:
+            return cached[1]
+        tests = [
+            [values.encode(t.input), values.encode(t.expected), t.has_expected, t.ref_time]
+            for t in problem.tests
         ]
+        payload = [
+            REFERENCE_PROTOCOL,
+            problem.kind,
+            problem.entry_point,
+            problem.atol,
+            problem.oracle,
+            problem.strict_sequences,
+            tests,
+        ]
+        key = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        self._problem_keys[id(problem)] = (problem, key)
+        return key
 
 
 def _reference_entry(reply: dict[str, Any]) -> dict[str, Any]:
