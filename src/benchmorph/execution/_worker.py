@@ -12,11 +12,12 @@ reading the answers) impossible by construction.
 Protocol with the host: 4-byte big-endian length + UTF-8 JSON, both ways, on
 the file descriptors that were stdin/stdout when the worker started.
 
-Usage: python _worker.py VALUES_PY UID SCRATCH_ROOT
+Usage: python _worker.py VALUES_PY UID SCRATCH_ROOT [own-ipc-namespace]
 """
 
 from __future__ import annotations
 
+import base64
 import errno
 import importlib.util
 import json
@@ -38,6 +39,8 @@ _spec.loader.exec_module(values)
 
 CHILD_UID = int(sys.argv[2])
 SCRATCH_ROOT = sys.argv[3]
+# Set by the host only when the worker has an IPC namespace to itself (bwrap).
+OWN_IPC_NAMESPACE = sys.argv[4:5] == ["own-ipc-namespace"]
 IS_ROOT = os.geteuid() == 0
 MAX_ERROR = 400
 # Children forked for the current job (their session ids, for cleanup without a uid of their own).
@@ -375,6 +378,86 @@ def parse_record(line: bytes) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
+# values.encode refuses anything nested deeper, so no honest output is.
+MAX_OUTPUT_DEPTH = 400
+CONTAINERS = (list, dict)
+
+
+def output_is_judgeable(data: object) -> bool:
+    """Whether the host can decode ``data`` (an encoded output) and judge it without raising.
+
+    Mirrors what ``values.decode`` accepts, iteratively and without building
+    anything: tag payloads of the right shape, set members and dict keys that
+    decode to hashable values, string payloads for opaque values (the host
+    prints them in diffs), and no deeper nesting than the encoder produces.
+    """
+    if type(data) not in CONTAINERS:
+        return True
+    # Only containers are stacked, with their depth; their members sit one
+    # level deeper, so a container with members may not sit at the limit.
+    stack = [(data, 0, False)]
+    while stack:
+        item, depth, must_hash = stack.pop()
+        full = depth >= MAX_OUTPUT_DEPTH
+        below = depth + 1
+        if type(item) is list:
+            if must_hash or (full and item):
+                return False
+            stack.extend([(child, below, False) for child in item if type(child) in CONTAINERS])
+            continue
+        tag = next(iter(item)) if len(item) == 1 else None
+        payload = item[tag] if tag is not None else None
+        if tag in ("__tuple__", "__set__", "__frozenset__"):
+            if type(payload) is not list or (must_hash and tag == "__set__") or (full and payload):
+                return False
+            inner = must_hash if tag == "__tuple__" else True
+            stack.extend([(child, below, inner) for child in payload if type(child) in CONTAINERS])
+        elif tag == "__dict__":
+            if must_hash or type(payload) is not list or (full and payload):
+                return False
+            for pair in payload:
+                if type(pair) is not list or len(pair) != 2:
+                    return False
+                key, value = pair
+                if type(key) in CONTAINERS:
+                    stack.append((key, below, True))
+                if type(value) in CONTAINERS:
+                    stack.append((value, below, False))
+        elif tag == "__float__":
+            if not is_float_text(payload):
+                return False
+        elif tag == "__complex__":
+            if type(payload) is not list or len(payload) != 2:
+                return False
+            for part in payload:
+                tagged = type(part) is dict and len(part) == 1 and is_float_text(part.get("__float__"))
+                if type(part) not in (int, float) and not tagged:
+                    return False
+        elif tag == "__bytes__":
+            try:
+                base64.b64decode(payload)
+            except (TypeError, ValueError):
+                return False
+        elif tag == "__opaque__":
+            if type(payload) is not str:
+                return False
+        else:
+            if must_hash or (full and item):
+                return False
+            stack.extend([(child, below, False) for child in item.values() if type(child) in CONTAINERS])
+    return True
+
+
+def is_float_text(text: object) -> bool:
+    if type(text) is not str:
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def clean_result(record: dict, index: int) -> dict | None:
     """The result record for test ``index`` as the host may safely judge it, or None.
 
@@ -387,15 +470,20 @@ def clean_result(record: dict, index: int) -> dict | None:
         return None
     if record.get("s") == "ok":
         output = record.get("o")
-        try:
-            # Decodable, and within the depth the codec itself allows.
-            values.encode(values.decode(output))
-        except Exception:  # noqa: BLE001
-            return None
+        if not output_is_judgeable(output):
+            # Also reachable without forging (a hashable list subclass in a set
+            # encodes as a set of lists): judged as that test's error, like any
+            # output the codec cannot carry.
+            return {"i": index, "s": "error", "t": float(elapsed), "e": "output cannot be decoded"}
         return {"i": index, "s": "ok", "t": float(elapsed), "o": output}
     if record.get("s") == "error":
         error = record.get("e")
-        return {"i": index, "s": "error", "t": float(elapsed), "e": error[:MAX_ERROR] if isinstance(error, str) else "error"}
+        return {
+            "i": index,
+            "s": "error",
+            "t": float(elapsed),
+            "e": error[:MAX_ERROR] if isinstance(error, str) else "error",
+        }
     return None
 
 
@@ -456,7 +544,9 @@ def run_function_job(job: dict, scratch: str) -> dict:
                 finished = True
             elif "setup_error" in record:
                 error = record["setup_error"]
-                outcome["setup_error"] = error[:MAX_ERROR] if isinstance(error, str) else "solution failed to load"
+                outcome["setup_error"] = (
+                    error[:MAX_ERROR] if isinstance(error, str) else "solution failed to load"
+                )
                 finished = True
             elif record.get("ready") is True and not ready:
                 ready = True
@@ -564,8 +654,35 @@ def run_stdin_job(job: dict, scratch: str) -> dict:
     return {"results": results, "ready": True, "exit": "", **outcome}
 
 
+def forbid_sysv_ipc() -> None:
+    """Allow no System V IPC objects (nor POSIX queues) in this worker's own IPC namespace.
+
+    A shared memory segment outlives the process that made it and, once
+    detached, counts against no rlimit: a sample could loop create, attach,
+    fill, detach to take unbounded memory, and it would stay taken after the
+    sample's processes are gone.  With no identifiers to hand out, shmget,
+    msgget and semget fail with ENOSPC.  These sysctls belong to the IPC
+    namespace, so the host's are untouched; never called outside bwrap.
+    """
+    settings = {"kernel/shmmni": "0", "kernel/shmall": "0", "kernel/msgmni": "0", "fs/mqueue/queues_max": "0"}
+    try:
+        with open("/proc/sys/kernel/sem", encoding="ascii") as handle:
+            # SEMMSL SEMMNS SEMOPM SEMMNI: no semaphore sets.
+            settings["kernel/sem"] = " ".join(handle.read().split()[:3] + ["0"])
+    except OSError:
+        pass
+    for name, value in settings.items():
+        try:
+            with open(f"/proc/sys/{name}", "w", encoding="ascii") as handle:
+                handle.write(value)
+        except OSError:
+            pass  # the hostile-code tests show whether it held
+
+
 def main() -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if OWN_IPC_NAMESPACE and IS_ROOT:
+        forbid_sysv_ipc()
     token = 0
     while True:
         job = read_message()

@@ -26,7 +26,7 @@ from benchmorph.execution.pool import WorkerPool
 from benchmorph.execution.verdicts import build_verdict
 
 # Bump when the way references are run or measured changes: old cache entries then miss.
-REFERENCE_PROTOCOL = 1
+REFERENCE_PROTOCOL = 2
 
 sys.set_int_max_str_digits(0)
 
@@ -203,7 +203,7 @@ class Engine:
         def done(index: int, reply: dict[str, Any]) -> None:
             # Saved as each reference finishes, so an interrupted prepare resumes where it stopped.
             problem, key = pending[index]
-            entry = _reference_entry(reply)
+            entry = self._past_timeouts(problem, _reference_entry(reply))
             if "crashed" not in reply:
                 self.references.put(key, entry)
             ready[problem.id] = entry
@@ -229,6 +229,31 @@ class Engine:
                 continue
             report.problems.append(problem.model_copy(update={"tests": kept}))
         return report
+
+    def _past_timeouts(self, problem: Problem, entry: dict[str, Any], rounds: int = 3) -> dict[str, Any]:
+        """Run the tests after a reference timeout again, so one slow input does not cost all later ones.
+
+        The worker stops a sample at its first timeout; for a reference that
+        would drop every later test.  A few more rounds recover them; past that,
+        the reference is too slow on this data and the rest is dropped.
+        """
+        code = _reference_code(problem)
+        for _ in range(rounds):
+            stopped = entry.get("timeout_in")
+            if not isinstance(stopped, int) or stopped + 1 >= len(problem.tests):
+                break
+            start = stopped + 1
+            rest = problem.model_copy(update={"tests": problem.tests[start:]})
+            more = _reference_entry(
+                self.pool.submit_one(*self._job(rest, code, REFERENCE_LIMITS, problem.id))
+            )
+            if more.get("error"):
+                break
+            results = list(entry["results"])[:start] + list(more["results"])
+            entry = {"results": results}
+            if isinstance(more.get("timeout_in"), int):
+                entry["timeout_in"] = start + more["timeout_in"]
+        return entry
 
     # ----------------------------------------------------------- evaluate
 
@@ -299,7 +324,10 @@ def _reference_entry(reply: dict[str, Any]) -> dict[str, Any]:
         return {"error": "reference did not load in time"}
     if reply.get("violation"):
         return {"error": str(reply["violation"])}
-    return {"results": reply.get("results") or []}
+    entry: dict[str, Any] = {"results": reply.get("results") or []}
+    if isinstance(reply.get("timeout_in"), int):
+        entry["timeout_in"] = reply["timeout_in"]
+    return entry
 
 
 def _apply_reference(problem: Problem, entry: dict[str, Any]) -> tuple[list[TestCase], list[str]]:

@@ -74,6 +74,7 @@ def bwrap_command(uid: int, scratch_size: int) -> list[str]:
     """The bubblewrap command line for one worker."""
     return bwrap_prefix(scratch_size) + [
         sys.executable, "-s", "-B", f"{MOUNT_DIR}/worker.py", f"{MOUNT_DIR}/values.py", str(uid), SANDBOX_ROOT,
+        "own-ipc-namespace",  # --unshare-ipc: the worker may close System V IPC there
     ]  # fmt: skip
 
 
