@@ -1,13 +1,15 @@
 """The long-lived sandbox worker.  Standard library only.
 
 It runs inside bubblewrap (no network, read-only file system, its own PID
-namespace), so isolation is paid once per worker.  For every sample it forks a
-fresh child that drops to an unprivileged uid of its own (so RLIMIT_NPROC holds
-and the child cannot signal the worker), caps its resources, and runs the
-model code in a scratch directory.  The child only ever sees test *inputs*;
-outputs go back to the host, which compares them with expected values the
-sandbox never holds.  That is what makes faking a pass (patching ``==``,
-reading the answers) impossible by construction.
+namespace), so isolation is paid once per worker.  Each request is read and
+served by a process forked for it alone (the worker keeps only test inputs, so
+no child inherits earlier code or outputs).  For every sample that process
+forks a fresh child that drops to an unprivileged uid of its own (so
+RLIMIT_NPROC holds and the child cannot signal the worker), caps its
+resources, and runs the model code in a scratch directory.  The child only
+ever sees test *inputs*; outputs go back to the host, which compares them
+with expected values the sandbox never holds.  That is what makes faking a
+pass (patching ``==``, reading the answers) impossible by construction.
 
 Protocol with the host: 4-byte big-endian length + UTF-8 JSON, both ways, on
 the file descriptors that were stdin/stdout when the worker started.
@@ -679,45 +681,88 @@ def forbid_sysv_ipc() -> None:
             pass  # the hostile-code tests show whether it held
 
 
+# Exit status of a job process that found the host's pipe closed: the worker ends too.
+EXIT_NO_MORE_JOBS = 3
+
+
+def serve_one(token: int, learned_w: int) -> int:
+    """Read one request, answer it, and hand back any new test inputs for the worker to cache.
+
+    Runs in a process forked for this one request, which is where the
+    request's code and the child's outputs live and die.  The worker itself
+    never reads a request: every sample's child is forked from it, and freed
+    Python memory keeps its bytes, so a sample could otherwise scan its own
+    memory for a reference solution, its outputs (the expected values) or
+    another sample's code from earlier requests.
+    """
+    job = read_message()
+    if job is None:
+        return EXIT_NO_MORE_JOBS
+    if job.get("op") == "ping":
+        write_message({"pong": True, "uid": os.getuid(), "root": IS_ROOT})
+        return 0
+    key = job.get("inputs_key")
+    if key is not None:
+        if "inputs" in job:
+            # Test inputs are no secret: they are what every sample is shown.
+            data = json.dumps([key, job["inputs"]]).encode()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(learned_w, view) :]
+        elif key in INPUTS:
+            job["inputs"] = INPUTS[key]
+        else:
+            write_message({"id": job.get("id"), "need_inputs": True})
+            return 0
+    os.close(learned_w)
+    started = time.monotonic()
+    try:
+        scratch = prepare_scratch(token)
+    except OSError as exc:
+        write_message({"id": job.get("id"), "fatal": f"cannot create scratch dir: {exc.strerror}"})
+        return 0
+    try:
+        if job["kind"] == "stdin":
+            reply = run_stdin_job(job, scratch)
+        else:
+            reply = run_function_job(job, scratch)
+    finally:
+        cleanup(scratch, list(SPAWNED))
+    reply["id"] = job.get("id")
+    reply["wall"] = time.monotonic() - started
+    write_message(reply)
+    return 0
+
+
 def main() -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if OWN_IPC_NAMESPACE and IS_ROOT:
         forbid_sysv_ipc()
     token = 0
     while True:
-        job = read_message()
-        if job is None:
-            return
-        if job.get("op") == "ping":
-            write_message({"pong": True, "uid": os.getuid(), "root": IS_ROOT})
-            continue
-        key = job.get("inputs_key")
-        if key is not None:
-            if "inputs" in job:
-                INPUTS[key] = job["inputs"]
-            elif key in INPUTS:
-                job["inputs"] = INPUTS[key]
-            else:
-                write_message({"id": job.get("id"), "need_inputs": True})
-                continue
         token += 1
-        SPAWNED.clear()
-        started = time.monotonic()
-        try:
-            scratch = prepare_scratch(token)
-        except OSError as exc:
-            write_message({"id": job.get("id"), "fatal": f"cannot create scratch dir: {exc.strerror}"})
-            continue
-        try:
-            if job["kind"] == "stdin":
-                reply = run_stdin_job(job, scratch)
-            else:
-                reply = run_function_job(job, scratch)
-        finally:
-            cleanup(scratch, list(SPAWNED))
-        reply["id"] = job.get("id")
-        reply["wall"] = time.monotonic() - started
-        write_message(reply)
+        learned_r, learned_w = os.pipe()
+        server = os.fork()
+        if server == 0:
+            os.close(learned_r)
+            code = 1
+            try:
+                code = serve_one(token, learned_w)
+            finally:
+                os._exit(code)
+        os.close(learned_w)
+        learned = []
+        while chunk := os.read(learned_r, 1 << 20):
+            learned.append(chunk)
+        os.close(learned_r)
+        status = wait_status(server)
+        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+            # Out of requests, or the request died without a reply the host
+            # would wait for: ending the worker is how the host learns.
+            return
+        if learned:
+            key, inputs = json.loads(b"".join(learned))
+            INPUTS[key] = inputs
 
 
 if __name__ == "__main__":

