@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 DEFAULT_FLOAT_ATOL = 1e-6
+RELATIVE_TOLERANCE = 1e-12
 DIFF_WIDTH = 160
 
 
@@ -45,7 +46,11 @@ def _numbers_close(expected: float, got: float, atol: float) -> bool:
         return True
     if math.isinf(expected) or math.isinf(got) or math.isnan(expected) or math.isnan(got):
         return False
-    return abs(expected - got) <= atol
+    if type(expected) is int and type(got) is int:
+        return False
+    # Absolute tolerance as the papers specify; a tiny relative one too, so huge
+    # floats that differ only in their last bits (1e20 vs its neighbour) still match.
+    return abs(expected - got) <= atol or math.isclose(expected, got, rel_tol=RELATIVE_TOLERANCE)
 
 
 def values_match(expected: Any, got: Any, atol: float = 0.0, strict_sequences: bool = True) -> bool:
@@ -85,7 +90,12 @@ def _match(expected: Any, got: Any, atol: float, strict: bool, depth: int) -> bo
         return False
 
 
-def _number_token(token: str) -> float | None:
+def _number_token(token: str) -> int | float | None:
+    """An int when the token is one (compared exactly), else a float, else None."""
+    try:
+        return int(token)
+    except ValueError:
+        pass
     try:
         return float(token)
     except ValueError:
