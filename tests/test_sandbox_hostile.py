@@ -857,7 +857,9 @@ def test_rlimits_fallback_can_import_the_common_stdlib(tmp_path: Path) -> None:
     "directory (here /root, mode 0700), so a stdlib module the worker had not imported fails to import",
 )
 def test_rlimits_fallback_can_import_the_rest_of_the_stdlib(tmp_path: Path) -> None:
-    reference = "import graphlib\ndef f(xs):\n    return list(graphlib.TopologicalSorter({1: xs}).static_order())\n"
+    reference = (
+        "import graphlib\ndef f(xs):\n    return list(graphlib.TopologicalSorter({1: xs}).static_order())\n"
+    )
     with Engine(workers=1, isolation="rlimits", cache_root=tmp_path) as eng:
         report = eng.prepare([make_problem(reference, [[[3]]], pid="r/graph")])
         assert not report.unusable, report.unusable
