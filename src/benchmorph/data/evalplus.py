@@ -15,7 +15,6 @@ in the sandbox and drops the inputs it rejects.
 from __future__ import annotations
 
 import ast
-import gzip
 import json
 import os
 import re
@@ -29,7 +28,7 @@ from typing import Any
 
 from benchmorph.data.download import cached_download
 from benchmorph.data.errors import InputError
-from benchmorph.data.jsonl import read_jsonl, require, write_jsonl
+from benchmorph.data.jsonl import check_unique_ids, first_record, read_jsonl, require, write_jsonl
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.registry import BenchmarkEntry, FormatEntry, register_benchmark, register_format
 
@@ -613,19 +612,6 @@ def _problem_from_row(row: dict[str, Any], *, path: Path, line: int, benchmark: 
     )
 
 
-def _check_unique_ids(problems: list[Problem], lines: list[int], path: Path) -> None:
-    seen: dict[str, int] = {}
-    for problem, line in zip(problems, lines, strict=True):
-        if problem.id in seen:
-            raise InputError(
-                f"duplicate task_id '{problem.id}' (first on line {seen[problem.id]})",
-                path=path,
-                line=line,
-                field="task_id",
-            )
-        seen[problem.id] = line
-
-
 def load_evalplus_file(path: str | Path, benchmark: str | None = None) -> list[Problem]:
     """Any EvalPlus-style JSONL (task_id, prompt, entry_point, canonical_solution, base_input, ...)."""
     path = Path(path)
@@ -636,7 +622,11 @@ def load_evalplus_file(path: str | Path, benchmark: str | None = None) -> list[P
         lines.append(line)
     if not problems:
         raise InputError("no tasks in file", path=path)
-    _check_unique_ids(problems, lines, path)
+    check_unique_ids(
+        ((problem.id, line) for problem, line in zip(problems, lines, strict=True)),
+        path=path,
+        field="task_id",
+    )
     return problems
 
 
@@ -801,22 +791,12 @@ def _humaneval_plus_from_release(path: Path) -> list[Problem]:
         lines.append(line)
     if not problems:
         raise InputError("no tasks in file", path=path)
-    _check_unique_ids(problems, lines, path)
+    check_unique_ids(
+        ((problem.id, line) for problem, line in zip(problems, lines, strict=True)),
+        path=path,
+        field="task_id",
+    )
     return problems
-
-
-def _first_row(path: Path) -> dict[str, Any] | None:
-    """The first JSON object of a (possibly gzipped) JSONL file, or None if it is not one."""
-    try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            for text in handle:
-                if text.strip():
-                    row = json.loads(text)
-                    return row if isinstance(row, dict) else None
-    except (OSError, EOFError, UnicodeDecodeError, ValueError):
-        return None
-    return None
 
 
 def _is_inputs_file(row: dict[str, Any] | None) -> bool:
@@ -1024,14 +1004,14 @@ register_benchmark(
 register_format(
     FormatEntry(
         name="evalplus",
-        detect=lambda path: _is_evalplus_row(_first_row(path)),
+        detect=lambda path: _is_evalplus_row(first_record(path)),
         loader=_path_loader(load_evalplus_file),
     )
 )
 register_format(
     FormatEntry(
         name="humaneval+-inputs",
-        detect=lambda path: _is_inputs_file(_first_row(path)),
+        detect=lambda path: _is_inputs_file(first_record(path)),
         loader=_path_loader(load_humaneval_plus),
     )
 )

@@ -19,9 +19,8 @@ from typing import Any
 
 from benchmorph.data.download import cached_download
 from benchmorph.data.errors import InputError
-from benchmorph.data.jsonl import read_jsonl, require
+from benchmorph.data.jsonl import check_unique_ids, first_record, read_jsonl, require
 from benchmorph.data.models import Problem, TestCase
-from benchmorph.data.native import first_record
 from benchmorph.data.registry import BenchmarkEntry, FormatEntry, register_benchmark, register_format
 
 RELEASE_URL = "https://github.com/evo-eval/evoeval_release/releases/download"
@@ -257,19 +256,9 @@ def read_evoeval(path: Path | None) -> list[Problem]:
             "evoeval_difficult, which downloads it once"
         )
     path = Path(path)
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    for line, row in read_jsonl(path):
-        problem = problem_from_row(row, path=path, line=line)
-        if problem.id in seen:
-            raise InputError(
-                f"duplicate task_id '{problem.id}' (first on line {seen[problem.id]})",
-                path=path,
-                line=line,
-                field="task_id",
-            )
-        seen[problem.id] = line
-        problems.append(problem)
+    records = [(problem_from_row(row, path=path, line=line), line) for line, row in read_jsonl(path)]
+    check_unique_ids(((problem.id, line) for problem, line in records), path=path, field="task_id")
+    problems = [problem for problem, _ in records]
     return problems
 
 

@@ -46,6 +46,40 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(f"cannot read: {exc}", path=path) from None
 
 
+def first_record(path: str | Path) -> dict[str, Any] | None:
+    """The first non-blank line of a (possibly gzipped) JSONL file as a dict, or None.
+
+    Format detectors call this on any path a user hands us, so it must never
+    raise: an unreadable or non-JSON file simply is not this format.
+    """
+    path = Path(path)
+    try:
+        if not path.is_file():
+            return None
+        with _open_text(path) as handle:
+            for text in handle:
+                if text.strip():
+                    row = json.loads(text)
+                    return row if isinstance(row, dict) else None
+    except (OSError, UnicodeDecodeError, ValueError, EOFError):
+        return None
+    return None
+
+
+def check_unique_ids(ids: Iterable[tuple[str, int]], *, path: str | Path, field: str) -> None:
+    """Raise at the second line that repeats an id, naming where it first appeared."""
+    seen: dict[str, int] = {}
+    for identifier, line in ids:
+        if identifier in seen:
+            raise InputError(
+                f"duplicate {field} '{identifier}' (first on line {seen[identifier]})",
+                path=path,
+                line=line,
+                field=field,
+            )
+        seen[identifier] = line
+
+
 def require(
     row: dict[str, Any], field: str, kind: type | tuple[type, ...], *, path: str | Path, line: int
 ) -> Any:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmorph.data.errors import InputError
-from benchmorph.data.jsonl import read_jsonl, require
+from benchmorph.data.jsonl import check_unique_ids, read_jsonl, require
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.data.registry import BenchmarkEntry, FormatEntry, register_benchmark, register_format
 
@@ -249,19 +249,9 @@ def read_livecodebench(path: Path | None) -> list[Problem]:
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    for line, row in _rows(path):
-        problem = problem_from_row(row, path=path, line=line)
-        if problem.id in seen:
-            raise InputError(
-                f"duplicate question_id '{problem.id}' (first on line {seen[problem.id]})",
-                path=path,
-                line=line,
-                field="question_id",
-            )
-        seen[problem.id] = line
-        problems.append(problem)
+    records = [(problem_from_row(row, path=path, line=line), line) for line, row in _rows(path)]
+    check_unique_ids(((problem.id, line) for problem, line in records), path=path, field="question_id")
+    problems = [problem for problem, _ in records]
     return problems
 
 

@@ -8,8 +8,6 @@ strictly: a file that half-loads would silently change a benchmark.
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,7 +16,7 @@ from pydantic import ValidationError
 
 from benchmorph.data import values
 from benchmorph.data.errors import InputError
-from benchmorph.data.jsonl import read_jsonl, write_jsonl
+from benchmorph.data.jsonl import check_unique_ids, first_record, read_jsonl, write_jsonl
 from benchmorph.data.models import SCHEMA_VERSION, Problem, TestCase, Variant
 from benchmorph.data.registry import FormatEntry, register_format
 
@@ -26,26 +24,6 @@ SUPPORTED_VERSIONS = (SCHEMA_VERSION,)
 _RECORDS: dict[str, type[Problem]] = {"problem": Problem, "variant": Variant}
 _ENVELOPE = ("schema_version", "record")
 _TEST_FIELDS = ("input", "expected", "ref_time", "origin")
-
-
-def first_record(path: Path) -> dict[str, Any] | None:
-    """The first non-blank line of a (possibly gzipped) JSONL file as a dict, or None.
-
-    Format detectors call this on any path a user hands us, so it must never
-    raise: an unreadable or non-JSON file simply is not this format.
-    """
-    try:
-        if not path.is_file():
-            return None
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            for text in handle:
-                if text.strip():
-                    row = json.loads(text)
-                    return row if isinstance(row, dict) else None
-    except (OSError, UnicodeDecodeError, ValueError, EOFError):
-        return None
-    return None
 
 
 def _loc_to_field(loc: tuple[Any, ...]) -> str:
@@ -144,19 +122,9 @@ def parse_record(row: dict[str, Any], *, path: Path, line: int) -> Problem:
 def read_native(path: str | Path) -> list[Problem]:
     """Read every record; any invalid line or repeated id stops the load with its location."""
     path = Path(path)
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    for line, row in read_jsonl(path):
-        problem = parse_record(row, path=path, line=line)
-        if problem.id in seen:
-            raise InputError(
-                f"duplicate id '{problem.id}' (first on line {seen[problem.id]})",
-                path=path,
-                line=line,
-                field="id",
-            )
-        seen[problem.id] = line
-        problems.append(problem)
+    records = [(parse_record(row, path=path, line=line), line) for line, row in read_jsonl(path)]
+    check_unique_ids(((problem.id, line) for problem, line in records), path=path, field="id")
+    problems = [problem for problem, _ in records]
     return problems
 
 
