@@ -1,0 +1,31 @@
+"""The README's Python example must keep working as written."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_python_example_runs(tmp_path: Path) -> None:
+    code = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[0]
+    env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache")}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "runs" / "x" / "summary.json").exists()
+    assert (tmp_path / "samples.jsonl").read_text().count("task_id") == 5
+
+
+def test_readme_starts_with_the_two_setup_commands() -> None:
+    text = README.read_text()
+    block = re.search(r"```bash\n(.*?)```", text, re.S)
+    assert block and text.index(block.group(0)) < 40
+    commands = [line for line in block.group(1).splitlines() if line.strip()]
+    assert commands == ["bash scripts/install.sh && benchmorph demo", "python3 -m pytest -q"]
+    assert "python3 -m pytest -q" in (README.parent / ".ci" / "run").read_text()
