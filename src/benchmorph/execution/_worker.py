@@ -726,14 +726,11 @@ def serve_one(token: int, learned_w: int) -> int:
             reply = run_stdin_job(job, scratch)
         else:
             reply = run_function_job(job, scratch)
-        reply["id"] = job.get("id")
-        reply["wall"] = time.monotonic() - started
-        # Answer first, clean up after: the host judges this sample meanwhile.  The
-        # next request still waits, since the worker forks its server only once
-        # this process (and so this clean-up) has finished.
-        write_message(reply)
     finally:
         cleanup(scratch, list(SPAWNED))
+    reply["id"] = job.get("id")
+    reply["wall"] = time.monotonic() - started
+    write_message(reply)
     return 0
 
 
