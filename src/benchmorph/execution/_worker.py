@@ -1,9 +1,10 @@
 """The long-lived sandbox worker.  Standard library only.
 
 It runs inside bubblewrap (no network, read-only file system, its own PID
-namespace), so isolation is paid once per worker.  Each request is read and
-served by a process forked for it alone (the worker keeps only test inputs, so
-no child inherits earlier code or outputs).  For every sample that process
+namespace), so isolation is paid once per worker.  The worker serves requests
+itself but never holds a request's code or a child's outputs in its Python
+heap (they pass through anonymous mappings it unmaps, see ``Code`` and
+``Relay``), so no child it forks later inherits them.  For every sample it
 forks a fresh child that drops to an unprivileged uid of its own (so
 RLIMIT_NPROC holds and the child cannot signal the worker), caps its
 resources, and runs the model code in a scratch directory.  The child only
@@ -11,7 +12,9 @@ ever sees test *inputs*; outputs go back to the host, which compares them
 with expected values the sandbox never holds.  That is what makes faking a
 pass (patching ``==``, reading the answers) impossible by construction.
 
-Protocol with the host: 4-byte big-endian length + UTF-8 JSON, both ways, on
+Protocol with the host (see ``serve``): a 4-byte big-endian length + UTF-8
+JSON header, then the raw code; back, typed frames of relayed bytes, then a
+JSON summary.  The host parses and checks the relayed records.  Both ways on
 the file descriptors that were stdin/stdout when the worker started.
 
 Usage: python _worker.py VALUES_PY UID SCRATCH_ROOT [own-ipc-namespace]
@@ -19,10 +22,10 @@ Usage: python _worker.py VALUES_PY UID SCRATCH_ROOT [own-ipc-namespace]
 
 from __future__ import annotations
 
-import base64
 import errno
 import importlib.util
 import json
+import mmap
 import os
 import resource
 import selectors
@@ -78,12 +81,44 @@ def read_message() -> dict | None:
     return None if body is None else json.loads(body)
 
 
-def write_message(message: dict) -> None:
-    body = json.dumps(message).encode()
-    data = struct.pack(">I", len(body)) + body
-    view = memoryview(data)
+def write_frame(kind: bytes, payload: bytes | memoryview) -> None:
+    """One reply frame: a kind byte, a 4-byte big-endian length, the payload."""
+    header = kind + struct.pack(">I", len(payload))
+    view = memoryview(header)
     while view:
         view = view[os.write(PROTO_OUT, view) :]
+    with memoryview(payload) as view:
+        while view:
+            view = view[os.write(PROTO_OUT, view) :]
+
+
+class Code:
+    """The request's source text, in an anonymous mapping the worker never copies into its heap.
+
+    Read straight from the host's pipe into the mapping; each child takes a
+    copy into its own memory and unmaps it, and the worker unmaps it when the
+    request ends, so no later child can find it (see ``Relay``).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.map = mmap.mmap(-1, max(size, 1))
+        with memoryview(self.map) as view:
+            done = 0
+            while done < size:
+                got = os.readv(PROTO_IN, [view[done:size]])
+                if not got:
+                    raise EOFError("host closed the pipe mid-request")
+                done += got
+
+    def take(self) -> str:
+        """In a child: the source, as its own text, with the shared mapping gone."""
+        source = self.map[: self.size].decode("utf-8", "surrogatepass")
+        self.map.close()
+        return source
+
+    def close(self) -> None:
+        self.map.close()
 
 
 def describe(exc: BaseException) -> str:
@@ -128,7 +163,7 @@ def keep_only_fds(keep: set[int]) -> None:
     os.closerange(low, 1 << 16)
 
 
-def run_function_child(job: dict, wfd: int, scratch: str, cpu_seconds: int) -> None:
+def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_seconds: int) -> None:
     """Execute the solution once, then call the entry point on every input, streaming results."""
 
     def emit(record: dict) -> None:
@@ -151,7 +186,7 @@ def run_function_child(job: dict, wfd: int, scratch: str, cpu_seconds: int) -> N
     entry = job["entry_point"]
     namespace = {"__name__": "__solution__"}
     try:
-        code = compile(job["code"], "<solution>", "exec")
+        code = compile(source, "<solution>", "exec")
         exec(code, namespace)  # noqa: S102 - this is the point of the sandbox
         if kind == "method":
             factory = namespace["Solution"]
@@ -185,7 +220,9 @@ def run_function_child(job: dict, wfd: int, scratch: str, cpu_seconds: int) -> N
     os._exit(0)
 
 
-def run_stdin_child(job: dict, text: str, out_w: int, err_w: int, scratch: str, cpu_seconds: int) -> None:
+def run_stdin_child(
+    job: dict, source: str, text: str, out_w: int, err_w: int, scratch: str, cpu_seconds: int
+) -> None:
     """Run the program as __main__ with the test input on stdin and stdout/stderr piped to the worker."""
     try:
         keep_only_fds({out_w, err_w})
@@ -204,7 +241,7 @@ def run_stdin_child(job: dict, text: str, out_w: int, err_w: int, scratch: str, 
         os._exit(121)
     code_status = 0
     try:
-        exec(compile(job["code"], "<solution>", "exec"), {"__name__": "__main__"})  # noqa: S102
+        exec(compile(source, "<solution>", "exec"), {"__name__": "__main__"})  # noqa: S102
     except SystemExit as exc:
         code_status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # noqa: BLE001
@@ -366,130 +403,57 @@ def cleanup(scratch: str, child_groups: list[int]) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def parse_record(line: bytes) -> dict | None:
-    """One JSON record from the child, or None when the line is not one.
+class Relay:
+    """Moves a child's bytes to the host through one anonymous mapping, never the Python heap.
 
-    The child runs model code, which can write anything to this pipe (it holds
-    the fd): malformed JSON, nesting deep enough to raise RecursionError.  None
-    of that may take the worker down.
+    The worker outlives every request and forks every sample's child, and
+    freed Python memory keeps its bytes: outputs (expected values, when the
+    job runs a reference) that passed through ``bytes`` objects here could be
+    read back by a later sample scanning its own memory.  A mapping of our own
+    is filled by ``readinto``, written out from a view, and unmapped when the
+    request ends, so its pages go back to the kernel.
     """
-    try:
-        record = json.loads(line)
-    except Exception:  # noqa: BLE001 - ValueError, RecursionError, MemoryError
-        return None
-    return record if isinstance(record, dict) else None
+
+    SIZE = 1 << 16
+
+    def __init__(self) -> None:
+        self.map = mmap.mmap(-1, self.SIZE)
+        self.view = memoryview(self.map)
+
+    def read(self, fd: int) -> int:
+        """Read what is there (up to SIZE) into the mapping; 0 at end of file."""
+        try:
+            return os.readv(fd, [self.view])
+        except OSError:
+            return 0
+
+    def count(self, byte: bytes, size: int, most: int) -> int:
+        """How many ``byte`` the last read holds, counting no further than ``most``.
+
+        The bound keeps a stream of bare newlines from costing a Python loop
+        turn per byte: past the lines it waits for, the worker stops reading.
+        """
+        found, at = 0, self.map.find(byte, 0, size)
+        while at >= 0 and found < most:
+            found += 1
+            at = self.map.find(byte, at + 1, size)
+        return found
+
+    def forward(self, kind: bytes, size: int) -> None:
+        write_frame(kind, self.view[:size])
+
+    def close(self) -> None:
+        self.view.release()
+        self.map.close()
 
 
-# values.encode refuses anything nested deeper, so no honest output is.
-MAX_OUTPUT_DEPTH = 400
-CONTAINERS = (list, dict)
+def run_function_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
+    """Run the child and relay its result stream verbatim; the host parses and checks the records.
 
-
-def output_is_judgeable(data: object) -> bool:
-    """Whether the host can decode ``data`` (an encoded output) and judge it without raising.
-
-    Mirrors what ``values.decode`` accepts, iteratively and without building
-    anything: tag payloads of the right shape, set members and dict keys that
-    decode to hashable values, string payloads for opaque values (the host
-    prints them in diffs), and no deeper nesting than the encoder produces.
+    The worker only counts lines (one record each) to enforce the deadline of
+    the test running now, and the output budget: the first line is the
+    harness's "ready", each next one a test's result, then "end".
     """
-    if type(data) not in CONTAINERS:
-        return True
-    # Only containers are stacked, with their depth; their members sit one
-    # level deeper, so a container with members may not sit at the limit.
-    stack = [(data, 0, False)]
-    while stack:
-        item, depth, must_hash = stack.pop()
-        full = depth >= MAX_OUTPUT_DEPTH
-        below = depth + 1
-        if type(item) is list:
-            if must_hash or (full and item):
-                return False
-            stack.extend([(child, below, False) for child in item if type(child) in CONTAINERS])
-            continue
-        tag = next(iter(item)) if len(item) == 1 else None
-        payload = item[tag] if tag is not None else None
-        if tag in ("__tuple__", "__set__", "__frozenset__"):
-            if type(payload) is not list or (must_hash and tag == "__set__") or (full and payload):
-                return False
-            inner = must_hash if tag == "__tuple__" else True
-            stack.extend([(child, below, inner) for child in payload if type(child) in CONTAINERS])
-        elif tag == "__dict__":
-            if must_hash or type(payload) is not list or (full and payload):
-                return False
-            for pair in payload:
-                if type(pair) is not list or len(pair) != 2:
-                    return False
-                key, value = pair
-                if type(key) in CONTAINERS:
-                    stack.append((key, below, True))
-                if type(value) in CONTAINERS:
-                    stack.append((value, below, False))
-        elif tag == "__float__":
-            if not is_float_text(payload):
-                return False
-        elif tag == "__complex__":
-            if type(payload) is not list or len(payload) != 2:
-                return False
-            for part in payload:
-                tagged = type(part) is dict and len(part) == 1 and is_float_text(part.get("__float__"))
-                if type(part) not in (int, float) and not tagged:
-                    return False
-        elif tag == "__bytes__":
-            try:
-                base64.b64decode(payload)
-            except (TypeError, ValueError):
-                return False
-        elif tag == "__opaque__":
-            if type(payload) is not str:
-                return False
-        else:
-            if must_hash or (full and item):
-                return False
-            stack.extend([(child, below, False) for child in item.values() if type(child) in CONTAINERS])
-    return True
-
-
-def is_float_text(text: object) -> bool:
-    if type(text) is not str:
-        return False
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def clean_result(record: dict, index: int) -> dict | None:
-    """The result record for test ``index`` as the host may safely judge it, or None.
-
-    Forged records must not reach the host in a shape its judging code would
-    raise on (a non-numeric time, an undecodable or too deeply nested output):
-    that would turn one hostile sample into a failed run instead of a verdict.
-    """
-    elapsed = record.get("t")
-    if type(elapsed) not in (int, float) or not 0 <= elapsed < 1e9:
-        return None
-    if record.get("s") == "ok":
-        output = record.get("o")
-        if not output_is_judgeable(output):
-            # Also reachable without forging (a hashable list subclass in a set
-            # encodes as a set of lists): judged as that test's error, like any
-            # output the codec cannot carry.
-            return {"i": index, "s": "error", "t": float(elapsed), "e": "output cannot be decoded"}
-        return {"i": index, "s": "ok", "t": float(elapsed), "o": output}
-    if record.get("s") == "error":
-        error = record.get("e")
-        return {
-            "i": index,
-            "s": "error",
-            "t": float(elapsed),
-            "e": error[:MAX_ERROR] if isinstance(error, str) else "error",
-        }
-    return None
-
-
-def run_function_job(job: dict, scratch: str) -> dict:
     timeouts = job["timeouts"]
     total = len(job["inputs"])
     cpu_seconds = int(job["setup_time"] + sum(timeouts)) + 2
@@ -498,94 +462,49 @@ def run_function_job(job: dict, scratch: str) -> dict:
     SPAWNED.append(pid)
     if pid == 0:
         os.close(rfd)
+        relay.close()
         try:
-            run_function_child(job, wfd, scratch, cpu_seconds)
+            run_function_child(job, code.take(), wfd, scratch, cpu_seconds)
         finally:
             os._exit(1)
     os.close(wfd)
-    results: list[dict | None] = [None] * total
-    outcome = {"setup_error": None, "violation": None, "timeout_in": None}
+    outcome = {"violation": None, "timed_out": False}
     budget = job["limits"]["output"]
     received = 0
-    buffer = bytearray()
-    ready = False
-    next_index = 0
+    lines = 0
     deadline = time.monotonic() + job["setup_time"]
     selector = selectors.DefaultSelector()
     selector.register(rfd, selectors.EVENT_READ)
-    finished = False
-    while not finished:
+    while lines < total + 2:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            outcome["timeout_in"] = "setup" if not ready else next_index
+            outcome["timed_out"] = True
             break
         if not selector.select(remaining):
             continue
-        try:
-            chunk = os.read(rfd, 1 << 16)
-        except OSError:
-            chunk = b""
-        if not chunk:
+        size = relay.read(rfd)
+        if not size:
             break
-        received += len(chunk)
+        received += size
         if received > budget:
             outcome["violation"] = f"output limit exceeded ({budget} bytes)"
             break
-        # A bytearray consumed from the front, searched only where new bytes
-        # arrived: re-copying and re-scanning the whole buffer per 64 KiB chunk
-        # made a large output quadratic and slow enough to pass for a timeout.
-        seen = len(buffer)
-        buffer += chunk
-        newline = buffer.find(b"\n", seen)
-        while newline >= 0:
-            record = parse_record(bytes(buffer[:newline]))
-            del buffer[: newline + 1]
-            newline = buffer.find(b"\n")
-            if record is None:
-                outcome["violation"] = "corrupted result stream"
-                finished = True
-            elif "setup_error" in record:
-                error = record["setup_error"]
-                outcome["setup_error"] = (
-                    error[:MAX_ERROR] if isinstance(error, str) else "solution failed to load"
-                )
-                finished = True
-            elif record.get("ready") is True and not ready:
-                ready = True
-            elif record.get("end") is True:
-                finished = True
-            elif ready and next_index < total and type(record.get("i")) is int and record["i"] == next_index:
-                clean = clean_result(record, next_index)
-                if clean is None:
-                    outcome["violation"] = "corrupted result stream"
-                    finished = True
-                else:
-                    results[next_index] = clean
-                    next_index += 1
-            else:
-                outcome["violation"] = "corrupted result stream"
-                finished = True
-            if finished:
-                break
-            if next_index < total:
-                deadline = time.monotonic() + timeouts[next_index]
-            elif ready:
-                deadline = time.monotonic() + 1.0
+        relay.forward(b"D", size)
+        new_lines = relay.count(b"\n", size, total + 2 - lines)
+        if new_lines:
+            lines += new_lines
+            done = lines - 1  # results so far, after the "ready" line
+            deadline = time.monotonic() + (timeouts[done] if done < total else 1.0)
     selector.close()
     os.close(rfd)
     status = kill_and_reap(pid)
-    return {
-        "results": results,
-        "ready": ready,
-        "exit": describe_exit(status),
-        **outcome,
-    }
+    return {"lines": lines, "exit": describe_exit(status), **outcome}
 
 
-def run_stdin_job(job: dict, scratch: str) -> dict:
-    results: list[dict | None] = []
+def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
+    """One child per input; its stdout ("O") and stderr ("E") are relayed, then a "T" frame per test."""
     budget = job["limits"]["output"]
-    outcome = {"setup_error": None, "violation": None, "timeout_in": None}
+    outcome = {"violation": None, "timeout_in": None}
     for index, text in enumerate(job["inputs"]):
         limit = job["timeouts"][index] + job["setup_time"]
         out_r, out_w = os.pipe()
@@ -596,40 +515,39 @@ def run_stdin_job(job: dict, scratch: str) -> dict:
         if pid == 0:
             os.close(out_r)
             os.close(err_r)
+            relay.close()
             try:
-                run_stdin_child(job, text, out_w, err_w, scratch, int(limit) + 2)
+                run_stdin_child(job, code.take(), text, out_w, err_w, scratch, int(limit) + 2)
             finally:
                 os._exit(1)
         os.close(out_w)
         os.close(err_w)
         selector = selectors.DefaultSelector()
-        selector.register(out_r, selectors.EVENT_READ, "out")
-        selector.register(err_r, selectors.EVENT_READ, "err")
-        out, err, open_streams, timed_out, overflow = [], [], 2, False, False
-        size = 0
+        selector.register(out_r, selectors.EVENT_READ, b"O")
+        selector.register(err_r, selectors.EVENT_READ, b"E")
+        open_streams, timed_out, overflow = 2, False, False
+        size = err_size = 0
         while open_streams:
             remaining = started + limit - time.monotonic()
             if remaining <= 0:
                 timed_out = True
                 break
             for key, _ in selector.select(remaining):
-                try:
-                    chunk = os.read(key.fd, 1 << 16)
-                except OSError:
-                    chunk = b""
-                if not chunk:
+                got = relay.read(key.fd)
+                if not got:
                     selector.unregister(key.fd)
                     open_streams -= 1
                     continue
-                if key.data == "out":
-                    size += len(chunk)
+                if key.data == b"O":
+                    size += got
                     if size > budget:
                         overflow = True
                         open_streams = 0
                         break
-                    out.append(chunk)
-                elif sum(map(len, err)) < 4096:
-                    err.append(chunk)
+                    relay.forward(b"O", got)
+                elif err_size < 4096:
+                    err_size += got
+                    relay.forward(b"E", got)
         selector.close()
         os.close(out_r)
         os.close(err_r)
@@ -645,15 +563,10 @@ def run_stdin_job(job: dict, scratch: str) -> dict:
         if timed_out:
             outcome["timeout_in"] = index
             break
-        stdout = b"".join(out).decode("utf-8", "replace")
-        stderr = b"".join(err).decode("utf-8", "replace")[-MAX_ERROR:]
-        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-            results.append({"i": index, "s": "ok", "t": elapsed, "o": stdout})
-        else:
-            message = describe_exit(status) + (": " + stderr.strip() if stderr.strip() else "")
-            results.append({"i": index, "s": "error", "t": elapsed, "e": message[:MAX_ERROR], "o": stdout})
-    results += [None] * (len(job["inputs"]) - len(results))
-    return {"results": results, "ready": True, "exit": "", **outcome}
+        ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        test = {"i": index, "t": elapsed, "ok": ok, "exit": describe_exit(status)}
+        write_frame(b"T", json.dumps(test).encode())
+    return outcome
 
 
 def forbid_sysv_ipc() -> None:
@@ -681,57 +594,61 @@ def forbid_sysv_ipc() -> None:
             pass  # the hostile-code tests show whether it held
 
 
-# Exit status of a job process that found the host's pipe closed: the worker ends too.
-EXIT_NO_MORE_JOBS = 3
+def serve(token: int) -> bool:
+    """Read one request and answer it; False when the host has gone.
 
-
-def serve_one(token: int, learned_w: int) -> int:
-    """Read one request, answer it, and hand back any new test inputs for the worker to cache.
-
-    Runs in a process forked for this one request, which is where the
-    request's code and the child's outputs live and die.  The worker itself
-    never reads a request: every sample's child is forked from it, and freed
-    Python memory keeps its bytes, so a sample could otherwise scan its own
-    memory for a reference solution, its outputs (the expected values) or
-    another sample's code from earlier requests.
+    Request: a framed JSON header (everything but the code), then exactly
+    ``code_len`` raw bytes of source.  Reply: frames of relayed child bytes
+    (see ``Relay``), then one "R" frame with the JSON summary.  Nothing a
+    sample must not see (its or another sample's code, any outputs) enters
+    this process's heap; what it keeps across requests are test inputs only.
     """
     job = read_message()
     if job is None:
-        return EXIT_NO_MORE_JOBS
+        return False
+    try:
+        code = Code(int(job.get("code_len") or 0))
+    except EOFError:
+        return False
+    try:
+        reply = answer(job, code, token)
+    finally:
+        code.close()
+    reply["id"] = job.get("id")
+    write_frame(b"R", json.dumps(reply).encode())
+    return True
+
+
+def answer(job: dict, code: Code, token: int) -> dict:
     if job.get("op") == "ping":
-        write_message({"pong": True, "uid": os.getuid(), "root": IS_ROOT})
-        return 0
+        return {"pong": True, "uid": os.getuid(), "root": IS_ROOT}
     key = job.get("inputs_key")
     if key is not None:
         if "inputs" in job:
             # Test inputs are no secret: they are what every sample is shown.
-            data = json.dumps([key, job["inputs"]]).encode()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(learned_w, view) :]
+            INPUTS[key] = job["inputs"]
         elif key in INPUTS:
             job["inputs"] = INPUTS[key]
         else:
-            write_message({"id": job.get("id"), "need_inputs": True})
-            return 0
-    os.close(learned_w)
+            return {"need_inputs": True}
     started = time.monotonic()
     try:
         scratch = prepare_scratch(token)
     except OSError as exc:
-        write_message({"id": job.get("id"), "fatal": f"cannot create scratch dir: {exc.strerror}"})
-        return 0
+        return {"fatal": f"cannot create scratch dir: {exc.strerror}"}
+    relay = Relay()
+    SPAWNED.clear()
     try:
         if job["kind"] == "stdin":
-            reply = run_stdin_job(job, scratch)
+            reply = run_stdin_job(job, code, scratch, relay)
         else:
-            reply = run_function_job(job, scratch)
+            reply = run_function_job(job, code, scratch, relay)
     finally:
+        relay.close()
         cleanup(scratch, list(SPAWNED))
-    reply["id"] = job.get("id")
+    reply["total"] = len(job["inputs"])
     reply["wall"] = time.monotonic() - started
-    write_message(reply)
-    return 0
+    return reply
 
 
 # Modules model code imports all the time (HumanEval prompts start with `from typing import List`).
@@ -767,28 +684,8 @@ def main() -> None:
     token = 0
     while True:
         token += 1
-        learned_r, learned_w = os.pipe()
-        server = os.fork()
-        if server == 0:
-            os.close(learned_r)
-            code = 1
-            try:
-                code = serve_one(token, learned_w)
-            finally:
-                os._exit(code)
-        os.close(learned_w)
-        learned = []
-        while chunk := os.read(learned_r, 1 << 20):
-            learned.append(chunk)
-        os.close(learned_r)
-        status = wait_status(server)
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
-            # Out of requests, or the request died without a reply the host
-            # would wait for: ending the worker is how the host learns.
+        if not serve(token):
             return
-        if learned:
-            key, inputs = json.loads(b"".join(learned))
-            INPUTS[key] = inputs
 
 
 if __name__ == "__main__":
