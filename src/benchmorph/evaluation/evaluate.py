@@ -57,17 +57,13 @@ def evaluate_samples(
     jobs = [Job(problems[s.task_id], s.code, s.task_id, s.index) for s in samples]
     verdicts: list[Verdict | None] = [None] * len(jobs)
     keys = [engine.verdict_key(job) for job in jobs] if store is not None else []
-    todo = list(range(len(jobs)))
-    if store is not None:
-        todo = []
-        for position, key in enumerate(keys):
-            saved = store.get(key)
-            if saved is not None and saved.task_id == jobs[position].task_id:
-                verdicts[position] = saved.model_copy(update={"index": jobs[position].index})
-            else:
-                todo.append(position)
-        if progress and len(todo) < len(jobs):
-            progress(len(jobs) - len(todo))
+    for position, key in enumerate(keys):
+        saved = store.get(key)  # type: ignore[union-attr]
+        if saved is not None and saved.task_id == jobs[position].task_id:
+            verdicts[position] = saved.model_copy(update={"index": jobs[position].index})
+    todo = [position for position, verdict in enumerate(verdicts) if verdict is None]
+    if progress and len(todo) < len(jobs):
+        progress(len(jobs) - len(todo))
 
     def save(index: int, verdict: Verdict) -> None:
         if store is not None:

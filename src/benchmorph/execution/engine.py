@@ -101,8 +101,7 @@ class Engine:
         self._isolation = isolation
         self._pool: WorkerPool | None = None
         self.references = ReferenceCache(cache_root)
-        self._inputs: dict[int, tuple[Problem, str, list[Any]]] = {}
-        self._problem_keys: dict[int, tuple[Problem, str]] = {}
+        self._memo: dict[tuple[str, int], tuple[Problem, Any]] = {}
 
     @property
     def pool(self) -> WorkerPool:
@@ -127,23 +126,30 @@ class Engine:
 
     # ------------------------------------------------------------ jobs
 
-    def _encoded_inputs(self, problem: Problem) -> tuple[str, list[Any]]:
-        """Encoded test inputs and a content key for them, computed once per problem object.
+    def _per_problem(self, name: str, problem: Problem, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per (name, problem object).
 
         The problem object itself is held in the memo so its id cannot be reused
         by another problem while the entry lives.
         """
-        cached = self._inputs.get(id(problem))
-        if cached is not None and cached[0] is problem:
-            return cached[1], cached[2]
-        if problem.kind == "stdin":
-            encoded = [test.input for test in problem.tests]
-        else:
-            encoded = [values.encode(test.input) for test in problem.tests]
-        blob = json.dumps([problem.kind, encoded], sort_keys=True).encode()
-        key = hashlib.sha256(blob).hexdigest()
-        self._inputs[id(problem)] = (problem, key, encoded)
-        return key, encoded
+        cached = self._memo.get((name, id(problem)))
+        if cached is None or cached[0] is not problem:
+            cached = (problem, compute())
+            self._memo[(name, id(problem))] = cached
+        return cached[1]
+
+    def _encoded_inputs(self, problem: Problem) -> tuple[str, list[Any]]:
+        """Encoded test inputs and a content key for them."""
+
+        def compute() -> tuple[str, list[Any]]:
+            if problem.kind == "stdin":
+                encoded = [test.input for test in problem.tests]
+            else:
+                encoded = [values.encode(test.input) for test in problem.tests]
+            blob = json.dumps([problem.kind, encoded], sort_keys=True).encode()
+            return hashlib.sha256(blob).hexdigest(), encoded
+
+        return self._per_problem("inputs", problem, compute)
 
     def _job(
         self, problem: Problem, code: str, limits: Limits, job_id: str
@@ -294,25 +300,21 @@ class Engine:
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
     def _problem_key(self, problem: Problem) -> str:
-        cached = self._problem_keys.get(id(problem))
-        if cached is not None and cached[0] is problem:
-            return cached[1]
-        tests = [
-            [values.encode(t.input), values.encode(t.expected), t.has_expected, t.ref_time]
-            for t in problem.tests
-        ]
-        payload = [
-            REFERENCE_PROTOCOL,
-            problem.kind,
-            problem.entry_point,
-            problem.atol,
-            problem.oracle,
-            problem.strict_sequences,
-            tests,
-        ]
-        key = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-        self._problem_keys[id(problem)] = (problem, key)
-        return key
+        def compute() -> str:
+            inputs_key, _ = self._encoded_inputs(problem)
+            expected = [[values.encode(t.expected), t.has_expected, t.ref_time] for t in problem.tests]
+            payload = [
+                REFERENCE_PROTOCOL,
+                problem.entry_point,
+                problem.atol,
+                problem.oracle,
+                problem.strict_sequences,
+                inputs_key,
+                expected,
+            ]
+            return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+        return self._per_problem("verdict", problem, compute)
 
 
 def _reference_entry(reply: dict[str, Any]) -> dict[str, Any]:

@@ -19,14 +19,12 @@ def judge_output(problem: Problem, test_index: int, output: Any) -> tuple[bool, 
     test = problem.tests[test_index]
     if problem.kind == "stdin":
         ok = stdout_match(test.expected, output, problem.atol)
-    elif problem.oracle:
-        # The reference's own answer is always acceptable (it may be one the
-        # oracle's check cannot confirm, such as an overflowed root); else ask the oracle.
-        ok = values_match(test.expected, output, problem.atol, problem.strict_sequences) or get_oracle(
-            problem.oracle
-        )(test.input, output, test.expected, problem.atol)
     else:
         ok = values_match(test.expected, output, problem.atol, problem.strict_sequences)
+        # The reference's own answer is always acceptable (it may be one the oracle's
+        # check cannot confirm, such as an overflowed root); otherwise ask the oracle.
+        if not ok and problem.oracle:
+            ok = get_oracle(problem.oracle)(test.input, output, test.expected, problem.atol)
     return ok, None if ok else short_diff(test.expected, output)
 
 
@@ -43,18 +41,21 @@ def build_verdict(
     total = len(problem.tests)
     wall = float(reply.get("wall") or 0.0)
 
-    def whole(status: str, error: str, test_status: str = "not-run") -> Verdict:
-        tests = [TestResult(index=i, status=test_status) for i in range(total)]  # type: ignore[arg-type]
+    def verdict(status: str, tests: list[TestResult], error: str | None) -> Verdict:
         return Verdict(
             task_id=task_id,
             index=index,
-            status=status,
+            status=status,  # type: ignore[arg-type]
+            passed=sum(1 for t in tests if t.status == "pass"),
             total=total,
             tests=tests,
             time=wall,
             error=error,
             isolation=isolation,
-        )  # type: ignore[arg-type]
+        )
+
+    def whole(status: str, error: str) -> Verdict:
+        return verdict(status, [TestResult(index=i, status="not-run") for i in range(total)], error)
 
     if "crashed" in reply:
         return whole("sandbox-violation", f"sandbox worker lost: {reply['crashed']}")
@@ -98,15 +99,4 @@ def build_verdict(
     elif status != "pass":
         first = next(t for t in tests if t.status != "pass")
         error = first.error or first.diff
-    passed = sum(1 for t in tests if t.status == "pass")
-    return Verdict(
-        task_id=task_id,
-        index=index,
-        status=status,  # type: ignore[arg-type]
-        passed=passed,
-        total=total,
-        tests=tests,
-        time=wall,
-        error=error,
-        isolation=isolation,
-    )
+    return verdict(status, tests, error)

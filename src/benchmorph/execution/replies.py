@@ -1,0 +1,234 @@
+"""Turning the bytes a worker relayed into the reply the engine judges.
+
+Model code holds the pipe its results travel on, so every record may be
+forged or malformed; this module is where that is checked, on the host,
+before anything is decoded or compared (see ``verdicts.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+MAX_ERROR = 400
+# values.encode refuses anything nested deeper, so no honest output is.
+MAX_OUTPUT_DEPTH = 400
+CONTAINERS = (list, dict)
+
+
+def assemble_reply(kind: object, summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:
+    """The reply the engine judges, from the worker's summary and the child bytes it relayed."""
+    if "total" not in summary:  # ping, need_inputs, fatal: nothing was run
+        return summary
+    if kind == "stdin":
+        return stdin_reply(summary, frames)
+    return function_reply(summary, b"".join(payload for _kind, payload in frames))
+
+
+def stdin_reply(summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:
+    results: list[dict | None] = []
+    out: list[bytes] = []
+    err: list[bytes] = []
+    for kind, payload in frames:
+        if kind == b"O":
+            out.append(payload)
+        elif kind == b"E":
+            err.append(payload)
+        elif kind == b"T":
+            test = json.loads(payload)
+            stdout = b"".join(out).decode("utf-8", "replace")
+            stderr = b"".join(err).decode("utf-8", "replace")[-MAX_ERROR:]
+            if test["ok"]:
+                results.append({"i": test["i"], "s": "ok", "t": test["t"], "o": stdout})
+            else:
+                message = test["exit"] + (": " + stderr.strip() if stderr.strip() else "")
+                results.append(
+                    {"i": test["i"], "s": "error", "t": test["t"], "e": message[:MAX_ERROR], "o": stdout}
+                )
+            out, err = [], []
+    results += [None] * (summary["total"] - len(results))
+    return {
+        "results": results,
+        "ready": True,
+        "exit": "",
+        "setup_error": None,
+        "violation": summary.get("violation"),
+        "timeout_in": summary.get("timeout_in"),
+        "id": summary.get("id"),
+        "wall": summary.get("wall"),
+    }
+
+
+def function_reply(summary: dict, stream: bytes) -> dict:
+    """Read the child's record stream as the harness writes it: ready, one result per test, end.
+
+    Model code holds the pipe the records come from, so any line may be
+    forged; the first one out of place ends the reading as a violation, and
+    records are checked before they are judged (``clean_result``).
+    """
+    total = summary["total"]
+    results: list[dict | None] = [None] * total
+    outcome: dict = {"setup_error": None, "violation": None, "timeout_in": None}
+    ready = False
+    next_index = 0
+    finished = False
+    lines = stream.split(b"\n")
+    for line in lines[:-1]:  # the last piece is an unfinished line, or empty
+        record = parse_record(line)
+        if record is None:
+            outcome["violation"] = "corrupted result stream"
+            finished = True
+        elif "setup_error" in record:
+            error = record["setup_error"]
+            outcome["setup_error"] = (
+                error[:MAX_ERROR] if isinstance(error, str) else "solution failed to load"
+            )
+            finished = True
+        elif record.get("ready") is True and not ready:
+            ready = True
+        elif record.get("end") is True:
+            finished = True
+        elif ready and next_index < total and type(record.get("i")) is int and record["i"] == next_index:
+            clean = clean_result(record, next_index)
+            if clean is None:
+                outcome["violation"] = "corrupted result stream"
+                finished = True
+            else:
+                results[next_index] = clean
+                next_index += 1
+        else:
+            outcome["violation"] = "corrupted result stream"
+            finished = True
+        if finished:
+            break
+    if not finished:
+        if summary.get("violation"):
+            outcome["violation"] = summary["violation"]
+        elif summary.get("timed_out"):
+            outcome["timeout_in"] = "setup" if not ready else next_index
+    return {
+        "results": results,
+        "ready": ready,
+        "exit": summary.get("exit", ""),
+        **outcome,
+        "id": summary.get("id"),
+        "wall": summary.get("wall"),
+    }
+
+
+def parse_record(line: bytes) -> dict | None:
+    """One JSON record from the child, or None when the line is not one.
+
+    The child runs model code, which can write anything to this pipe (it holds
+    the fd): malformed JSON, nesting deep enough to raise RecursionError.  None
+    of that may take the host down.
+    """
+    try:
+        record = json.loads(line)
+    except Exception:  # noqa: BLE001 - ValueError, RecursionError, MemoryError
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def output_is_judgeable(data: object) -> bool:
+    """Whether the host can decode ``data`` (an encoded output) and judge it without raising.
+
+    Mirrors what ``values.decode`` accepts, iteratively and without building
+    anything: tag payloads of the right shape, set members and dict keys that
+    decode to hashable values, string payloads for opaque values (the host
+    prints them in diffs), and no deeper nesting than the encoder produces.
+    """
+    if type(data) not in CONTAINERS:
+        return True
+    # Only containers are stacked, with their depth; their members sit one
+    # level deeper, so a container with members may not sit at the limit.
+    stack = [(data, 0, False)]
+    while stack:
+        item, depth, must_hash = stack.pop()
+        full = depth >= MAX_OUTPUT_DEPTH
+        below = depth + 1
+        if type(item) is list:
+            if must_hash or (full and item):
+                return False
+            stack.extend([(child, below, False) for child in item if type(child) in CONTAINERS])
+            continue
+        tag = next(iter(item)) if len(item) == 1 else None
+        payload = item[tag] if tag is not None else None
+        if tag in ("__tuple__", "__set__", "__frozenset__"):
+            if type(payload) is not list or (must_hash and tag == "__set__") or (full and payload):
+                return False
+            inner = must_hash if tag == "__tuple__" else True
+            stack.extend([(child, below, inner) for child in payload if type(child) in CONTAINERS])
+        elif tag == "__dict__":
+            if must_hash or type(payload) is not list or (full and payload):
+                return False
+            for pair in payload:
+                if type(pair) is not list or len(pair) != 2:
+                    return False
+                key, value = pair
+                if type(key) in CONTAINERS:
+                    stack.append((key, below, True))
+                if type(value) in CONTAINERS:
+                    stack.append((value, below, False))
+        elif tag == "__float__":
+            if not is_float_text(payload):
+                return False
+        elif tag == "__complex__":
+            if type(payload) is not list or len(payload) != 2:
+                return False
+            for part in payload:
+                tagged = type(part) is dict and len(part) == 1 and is_float_text(part.get("__float__"))
+                if type(part) not in (int, float) and not tagged:
+                    return False
+        elif tag == "__bytes__":
+            try:
+                base64.b64decode(payload)
+            except (TypeError, ValueError):
+                return False
+        elif tag == "__opaque__":
+            if type(payload) is not str:
+                return False
+        else:
+            if must_hash or (full and item):
+                return False
+            stack.extend([(child, below, False) for child in item.values() if type(child) in CONTAINERS])
+    return True
+
+
+def is_float_text(text: object) -> bool:
+    if type(text) is not str:
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def clean_result(record: dict, index: int) -> dict | None:
+    """The result record for test ``index`` as the host may safely judge it, or None.
+
+    Forged records must not reach the host in a shape its judging code would
+    raise on (a non-numeric time, an undecodable or too deeply nested output):
+    that would turn one hostile sample into a failed run instead of a verdict.
+    """
+    elapsed = record.get("t")
+    if type(elapsed) not in (int, float) or not 0 <= elapsed < 1e9:
+        return None
+    if record.get("s") == "ok":
+        output = record.get("o")
+        if not output_is_judgeable(output):
+            # Also reachable without forging (a hashable list subclass in a set
+            # encodes as a set of lists): judged as that test's error, like any
+            # output the codec cannot carry.
+            return {"i": index, "s": "error", "t": float(elapsed), "e": "output cannot be decoded"}
+        return {"i": index, "s": "ok", "t": float(elapsed), "o": output}
+    if record.get("s") == "error":
+        error = record.get("e")
+        return {
+            "i": index,
+            "s": "error",
+            "t": float(elapsed),
+            "e": error[:MAX_ERROR] if isinstance(error, str) else "error",
+        }
+    return None
