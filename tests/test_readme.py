@@ -11,8 +11,24 @@ from pathlib import Path
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
+def run_example(index: int, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    code = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[index]
+    env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache")}
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_readme_models_example_runs(tmp_path: Path) -> None:
+    result = run_example(0, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "(2, 640)" in result.stdout
+    assert "def f(x):\n    return x" in result.stdout and "print(f(1))" not in result.stdout
+    assert (tmp_path / "llm.sqlite").exists()
+
+
 def test_readme_python_example_runs(tmp_path: Path) -> None:
-    code = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[0]
+    code = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[1]
     env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache")}
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300

@@ -7,120 +7,36 @@ never a traceback (InputError carries file, line and field).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from benchmorph.cli.progress import progress_bar
+from benchmorph.cli.generation import run_generation  # also registers generate, run and cache
+from benchmorph.cli.shared import (
+    DataOption,
+    FactorOption,
+    MinTimeOption,
+    WorkersOption,
+    app,
+    console,
+    evaluate_into,
+    fail,
+    make_engine,
+    out_console,
+    prepare,
+    run_evaluation,
+    summary_table,
+    unparsable_warnings,
+)
 from benchmorph.data.errors import InputError
-from benchmorph.data.models import Problem, Sample
+from benchmorph.data.models import Sample
 from benchmorph.data.registry import available_benchmarks, load_benchmark
 from benchmorph.data.samples import read_samples
-from benchmorph.evaluation.checkpoint import VerdictStore
-from benchmorph.evaluation.evaluate import Evaluation, evaluate_samples, write_evaluation
+from benchmorph.evaluation.evaluate import write_evaluation
 from benchmorph.evaluation.mutants import mutants
-from benchmorph.execution.engine import Engine
-from benchmorph.execution.limits import Limits
-
-app = typer.Typer(
-    name="benchmorph",
-    help="Turn code benchmarks into new, execution-verified ones and measure code LLMs on both.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-console = Console(stderr=True)
-out_console = Console()
-
-WorkersOption = Annotated[
-    int | None, typer.Option("--workers", "-j", help="Sandbox workers (default: number of cores).")
-]
-MinTimeOption = Annotated[
-    float, typer.Option("--min-time-limit", help="Smallest per-test time limit, seconds.")
-]
-FactorOption = Annotated[
-    float, typer.Option("--time-factor", help="Per-test limit = max(min, factor x reference time).")
-]
-DataOption = Annotated[
-    Path | None,
-    typer.Option("--data", help="Local data file for the benchmark (instead of the cached download)."),
-]
-
-
-def fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
-
-
-def prepare(engine: Engine, name: str, problems: Sequence[Problem]) -> dict[str, Problem]:
-    """Compute expected outputs and reference times (cached), reporting what had to be dropped."""
-    with progress_bar(console, f"references {name}", len(problems)) as advance:
-        report = engine.prepare(problems, advance)
-    dropped = sum(len(reasons) for reasons in report.dropped_tests.values())
-    if dropped:
-        console.print(
-            f"[yellow]note:[/] dropped {dropped} test inputs of {len(report.dropped_tests)} problems "
-            "where the reference (with its contract) rejects the input"
-        )
-    for task_id, reason in sorted(report.unusable.items()):
-        console.print(f"[yellow]warning:[/] {task_id} cannot be evaluated: {reason}")
-    return {problem.id: problem for problem in report.problems}
-
-
-def run_evaluation(
-    engine: Engine,
-    name: str,
-    problems: dict[str, Problem],
-    samples: list[Sample],
-    label: str,
-    store: VerdictStore | None = None,
-) -> Evaluation:
-    with progress_bar(console, f"evaluate {label}", len(samples)) as advance:
-        return evaluate_samples(name, problems, samples, engine, advance, store)
-
-
-def summary_table(title: str, rows: dict[str, dict]) -> Table:
-    # The table shows the customary k; summary.json has every k.
-    present = {key for summary in rows.values() for key in summary if key.startswith("pass@")}
-    ks = [f"pass@{k}" for k in (1, 5, 10, 100) if f"pass@{k}" in present]
-    table = Table(title=title)
-    table.add_column("run")
-    table.add_column("problems", justify="right")
-    table.add_column("samples", justify="right")
-    for k in ks:
-        table.add_column(k, justify="right")
-    table.add_column("statuses")
-    for label, summary in rows.items():
-        statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
-        cells = [f"{summary[k]:.3f}" if k in summary else "-" for k in ks]
-        table.add_row(label, str(summary["n_problems"]), str(summary["n_samples"]), *cells, statuses)
-    return table
-
-
-def unparsable_warnings(samples: Sequence[Sample], shown: int = 10) -> list[str]:
-    """One line per sample that is not Python: it is still judged (as an error), but the user should know."""
-    lines = []
-    for sample in samples:
-        try:
-            compile(sample.code, "<sample>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:
-            reason = getattr(exc, "msg", str(exc))
-            lines.append(
-                f"{sample.origin or sample.task_id}: field 'solution': not valid Python ({reason}); judged as an error"
-            )
-    if len(lines) > shown:
-        lines = lines[:shown] + [f"... and {len(lines) - shown} more samples that are not valid Python"]
-    return lines
-
-
-def make_engine(workers: int | None, min_time_limit: float, time_factor: float) -> Engine:
-    if min_time_limit <= 0 or time_factor <= 0:
-        fail("--min-time-limit and --time-factor must be positive")
-    return Engine(workers=workers, limits=Limits(min_time_limit=min_time_limit, time_factor=time_factor))
+from benchmorph.models import GenerationParams, RetryPolicy
 
 
 @app.command()
@@ -152,25 +68,9 @@ def evaluate(
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if not sample_list:
         fail(f"{samples}: no samples for any task of {bench.name}")
-    needed = [by_id[task] for task in dict.fromkeys(sample.task_id for sample in sample_list)]
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with make_engine(workers, min_time_limit, time_factor) as engine:
-        ready = prepare(engine, bench.name, needed)
-        usable = [sample for sample in sample_list if sample.task_id in ready]
-        skipped = len(sample_list) - len(usable)
-        if skipped:
-            console.print(f"[yellow]warning:[/] {skipped} samples skipped: their problem cannot be evaluated")
-        checkpoint = out_dir / "checkpoint.sqlite"
-        if not resume:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{checkpoint}{suffix}").unlink(missing_ok=True)
-        store = VerdictStore(checkpoint)
-        try:
-            evaluation = run_evaluation(engine, bench.name, ready, usable, samples.name, store)
-        finally:
-            store.close()
-    summary = write_evaluation(out_dir, evaluation)
+    engine = make_engine(workers, min_time_limit, time_factor)
+    summary = evaluate_into(out_dir, engine, bench.name, by_id, sample_list, samples.name, resume)
     out_console.print(summary_table(f"{bench.name}: {samples}", {samples.name: summary}))
     out_console.print(f"results: {out_dir / 'results.jsonl'}\nsummary: {out_dir / 'summary.json'}")
 
@@ -193,9 +93,27 @@ def demo(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("benchmorph-out/demo"),
     workers: WorkersOption = None,
     broken_per_problem: Annotated[int, typer.Option(help="Mutated (broken) solutions per problem.")] = 2,
+    local_problems: Annotated[
+        int,
+        typer.Option("--local-problems", help="HumanEval problems the embedded model attempts (0: skip)."),
+    ] = 10,
 ) -> None:
-    """Offline tour: HumanEval references and deliberately broken solutions through the sandbox."""
+    """Offline tour: HumanEval references, broken solutions and the embedded model, through the sandbox."""
     bench = load_benchmark("humaneval")
+    local_samples: list[Sample] = []
+    if local_problems > 0:
+        subset = bench.problems[:local_problems]
+        report = run_generation(
+            subset,
+            "local",
+            GenerationParams(max_tokens=256),
+            concurrency=None,
+            policy=RetryPolicy(),
+            api_key_env=None,
+            use_cache=True,
+            cache_path=None,
+        )
+        local_samples = report.samples
     with make_engine(workers, 1.0, 4.0) as engine:
         problems = prepare(engine, bench.name, bench.problems)
         references = [Sample(task_id=p.id, code=p.reference, model="reference") for p in problems.values()]
@@ -204,13 +122,25 @@ def demo(
             for p in problems.values()
             for i, m in enumerate(mutants(p.reference, p.entry_point, limit=broken_per_problem))
         ]
+        # label -> (output folder, evaluation)
         runs = {
-            "reference": run_evaluation(engine, bench.name, problems, references, "reference"),
-            "broken (mutants)": run_evaluation(engine, bench.name, problems, broken, "broken"),
+            "reference": ("reference", run_evaluation(engine, bench.name, problems, references, "reference")),
+            "broken (mutants)": ("broken", run_evaluation(engine, bench.name, problems, broken, "broken")),
         }
-    summaries = {label: write_evaluation(out / label.split()[0], run) for label, run in runs.items()}
+        if local_samples:
+            subset_ids = {sample.task_id for sample in local_samples}
+            subset_refs = [sample for sample in references if sample.task_id in subset_ids]
+            runs[f"reference (first {len(subset_ids)})"] = (
+                "reference-subset",
+                run_evaluation(engine, bench.name, problems, subset_refs, "reference subset"),
+            )
+            runs[f"local (first {len(subset_ids)})"] = (
+                "local",
+                run_evaluation(engine, bench.name, problems, local_samples, "local"),
+            )
+    summaries = {label: write_evaluation(out / folder, run) for label, (folder, run) in runs.items()}
     out_console.print(summary_table("benchmorph demo: HumanEval", summaries))
-    out_console.print(f"isolation: {runs['reference'].isolation}; outputs under {out}")
+    out_console.print(f"isolation: {runs['reference'][1].isolation}; outputs under {out}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -123,6 +123,9 @@ class Sample(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     # Where it came from (file and line), so an error can point at it.
     origin: str | None = None
+    # Why there is no code: the model was asked and gave no answer (retries spent,
+    # malformed response).  Such a sample is judged an error without running.
+    error: str | None = None
 
 
 class TestResult(BaseModel):

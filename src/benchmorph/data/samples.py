@@ -50,6 +50,7 @@ def _read_file(path: Path, problems: dict[str, Problem]) -> tuple[list[Sample], 
         model = _optional(row, "model", str, path=path, line=line)
         params = _optional(row, "params", dict, path=path, line=line)
         raw = _optional(row, "raw", str, path=path, line=line)
+        error = _optional(row, "error", str, path=path, line=line)
         problem = problems.get(task_id)
         if problem is None:
             warnings.append(f"{path}:{line}: unknown task_id '{task_id}'; sample skipped")
@@ -65,6 +66,7 @@ def _read_file(path: Path, problems: dict[str, Problem]) -> tuple[list[Sample], 
                 model=model or "unknown",
                 params=params or {},
                 origin=f"{path}:{line}",
+                error=error,
             )
         )
         counts[task_id] += 1
@@ -126,6 +128,8 @@ def _row(sample: Sample) -> dict[str, Any]:
         row["params"] = sample.params
     if sample.raw is not None and sample.raw != sample.code:
         row["raw"] = sample.raw
+    if sample.error is not None:
+        row["error"] = sample.error
     return row
 
 

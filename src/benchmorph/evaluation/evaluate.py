@@ -17,7 +17,7 @@ from typing import Any
 
 from benchmorph import __version__
 from benchmorph.data.jsonl import write_jsonl
-from benchmorph.data.models import Problem, Sample, Verdict
+from benchmorph.data.models import Problem, Sample, TestResult, Verdict
 from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.passk import pass_at_k_table
 from benchmorph.execution.engine import Engine, Job
@@ -41,6 +41,19 @@ class Evaluation:
         return summary
 
 
+def generation_failure(problem: Problem, sample: Sample, isolation: str) -> Verdict:
+    """A sample the model never answered: an error verdict, so it still counts against pass@k."""
+    return Verdict(
+        task_id=sample.task_id,
+        index=sample.index,
+        status="error",
+        total=len(problem.tests),
+        tests=[TestResult(index=i, status="not-run") for i in range(len(problem.tests))],
+        error=f"generation failed: {sample.error}",
+        isolation=isolation,
+    )
+
+
 def evaluate_samples(
     benchmark: str,
     problems: dict[str, Problem],
@@ -55,9 +68,14 @@ def evaluate_samples(
     new ones are saved as they come, so a killed run resumes where it stopped.
     """
     jobs = [Job(problems[s.task_id], s.code, s.task_id, s.index) for s in samples]
-    verdicts: list[Verdict | None] = [None] * len(jobs)
+    verdicts: list[Verdict | None] = [
+        generation_failure(problems[s.task_id], s, engine.isolation) if s.error is not None else None
+        for s in samples
+    ]
     keys = [engine.verdict_key(job) for job in jobs] if store is not None else []
     for position, key in enumerate(keys):
+        if verdicts[position] is not None:
+            continue
         saved = store.get(key)  # type: ignore[union-attr]
         if saved is not None and saved.task_id == jobs[position].task_id:
             verdicts[position] = saved.model_copy(update={"index": jobs[position].index})
@@ -73,7 +91,9 @@ def evaluate_samples(
     for position, verdict in zip(todo, fresh, strict=True):
         verdicts[position] = verdict
     done = [verdict for verdict in verdicts if verdict is not None]
-    return Evaluation(benchmark, problems, list(samples), done, engine.isolation, len(jobs) - len(todo))
+    unanswered = sum(1 for sample in samples if sample.error is not None)
+    reused = len(jobs) - len(todo) - unanswered
+    return Evaluation(benchmark, problems, list(samples), done, engine.isolation, reused)
 
 
 def summarize(

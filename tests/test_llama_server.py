@@ -1,0 +1,168 @@
+"""End to end against a real OpenAI-compatible server: llama_cpp.server with the embedded GGUF on 127.0.0.1.
+
+The server is started and stopped by this module; requests are counted
+from its own access log, so "zero requests on a re-run" is what the server
+saw, not what our client believes it sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is part of the test install")
+
+from benchmorph.models import LLMCache, embed  # noqa: E402
+from benchmorph.models.embed import cosine_distance  # noqa: E402
+from benchmorph.models.gguf import local_model_path  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LlamaServer:
+    def __init__(self, log: Path, embedding: bool = False) -> None:
+        self.port = free_port()
+        self.log = log
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(local_model_path())]
+        command += ["--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "4096"]
+        if embedding:
+            command += ["--embedding", "true"]
+        self.handle = log.open("w")
+        self.process = subprocess.Popen(command, stdout=self.handle, stderr=subprocess.STDOUT)
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            assert self.process.poll() is None, log.read_text()[-2000:]
+            try:
+                if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        raise AssertionError("llama_cpp.server did not start: " + log.read_text()[-2000:])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def posts(self) -> int:
+        return sum(1 for line in self.log.read_text().splitlines() if '"POST /v1/' in line)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.handle.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    running = LlamaServer(tmp_path_factory.mktemp("llama") / "server.log")
+    yield running
+    running.stop()
+
+
+def cli(*args: str, cache: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BENCHMORPH_CACHE": str(cache), "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "benchmorph.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=900,
+    )
+
+
+def rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_run_against_llama_server_then_rerun_sends_zero_requests(server: LlamaServer, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    spec = f"openai:gemma-3-270m@{server.base_url}?mode=completion"
+    args = [
+        "run",
+        "humaneval",
+        "--model",
+        spec,
+        "--limit",
+        "5",
+        "--max-tokens",
+        "160",
+        "--out",
+        str(tmp_path / "a"),
+    ]
+    before = server.posts()
+    first = cli(*args, cache=cache, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert server.posts() - before == 5
+    samples = rows(tmp_path / "a" / "samples.jsonl")
+    assert [s["task_id"] for s in samples] == [f"HumanEval/{i}" for i in range(5)]
+    assert all("error" not in s and s["raw"] for s in samples)
+    # Completion mode: the solution is the prompt plus the sanitized continuation.
+    assert all(f"def {name}(" in s["solution"] for s, name in zip(samples, ENTRY_POINTS, strict=True))
+    verdicts = rows(tmp_path / "a" / "results.jsonl")
+    assert len(verdicts) == 5 and all(v["status"] in {"pass", "fail", "error", "timeout"} for v in verdicts)
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert summary["n_samples"] == 5 and manifest["model"] == spec and manifest["generation"]["requests"] == 5
+
+    posts = server.posts()
+    second = cli(*args[:-1], str(tmp_path / "b"), cache=cache, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert server.posts() == posts, "a re-run reached the server"
+    assert "0 new answers, 5 from the cache" in second.stderr
+    assert rows(tmp_path / "b" / "samples.jsonl") == samples
+
+
+ENTRY_POINTS = [
+    "has_close_elements",
+    "separate_paren_groups",
+    "truncate_number",
+    "below_zero",
+    "mean_absolute_deviation",
+]
+
+
+def test_local_embeddings_are_mean_pooled_and_cached(tmp_path: Path) -> None:
+    texts = [
+        "def add(a, b):\n    return a + b\n",
+        "def add(x, y):\n    return x + y\n",
+        "The quick brown fox jumps over the lazy dog.",
+    ]
+    with LLMCache(tmp_path / "c.sqlite") as cache:
+        vectors = embed(texts, "local", cache)
+        assert vectors.shape == (3, 640) and np.isfinite(vectors).all()
+        # Two spellings of the same function are closer than code and prose.
+        assert cosine_distance(vectors[0], vectors[1]) < cosine_distance(vectors[0], vectors[2])
+        assert cache.stats().embeddings and sum(cache.stats().embeddings.values()) == 3
+        again = embed(texts, "local", cache)
+    assert np.array_equal(vectors, again)
+
+
+def test_openai_embeddings_from_a_real_server(tmp_path: Path) -> None:
+    server = LlamaServer(tmp_path / "embed.log", embedding=True)
+    try:
+        with LLMCache(tmp_path / "c.sqlite") as cache:
+            vectors = embed(["def f(): return 1", "print('hello')"], f"openai:gemma@{server.base_url}", cache)
+            assert vectors.shape[0] == 2 and vectors.shape[1] > 0
+            posts = server.posts()
+            embed(["def f(): return 1"], f"openai:gemma@{server.base_url}", cache)
+            assert server.posts() == posts
+    finally:
+        server.stop()
