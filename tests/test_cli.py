@@ -184,3 +184,27 @@ def test_killed_evaluate_resumes_from_its_checkpoint(tmp_path: Path, cache: Path
     assert summary["reused_verdicts"] >= saved
     assert sorted(v["index"] for v in verdicts) == list(range(15))
     assert [v["status"] for v in verdicts] == ["timeout"] * 12 + ["pass"] * 3
+
+
+def test_generate_and_run_reject_bad_model_specs_and_task_ids(tmp_path: Path, cache: Path) -> None:
+    line = one_error_line(run_cli("generate", "humaneval", "--model", "gpt4", cache=cache, cwd=tmp_path))
+    assert "unknown model spec 'gpt4'" in line and "openai:MODEL@" in line
+    line = one_error_line(
+        run_cli("run", "humaneval", "--model", "reference", "--tasks", "HumanEval/0,Nope/1", cache=cache, cwd=tmp_path)
+    )
+    assert "field '--tasks'" in line and "Nope/1" in line
+
+
+def test_run_reference_on_chosen_tasks_writes_samples_verdicts_and_manifest(tmp_path: Path, cache: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", "humaneval", "--model", "reference", "--tasks", "HumanEval/7,HumanEval/3", "--out", str(out)]
+    result = run_cli(*args, cache=cache, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert [s["task_id"] for s in samples] == ["HumanEval/7", "HumanEval/3"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pass@1"] == 1.0 and summary["n_samples"] == 2
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["problem_ids"] == ["HumanEval/7", "HumanEval/3"] and manifest["model"] == "reference"
+    stats = run_cli("cache", "stats", cache=cache, cwd=tmp_path)
+    assert stats.returncode == 0 and "total" in stats.stdout
