@@ -149,3 +149,20 @@ def test_generate_killed_with_sigkill_resumes_without_repeats_or_duplicates(tmp_
     assert len(per_task) == 12
     assert all(sorted(seeds) == [7, 8] for seeds in per_task.values())
     assert all(sample["solution"].rstrip().endswith("return None") for sample in samples)
+
+
+def test_several_endpoints_share_the_load_and_a_dead_one_is_skipped(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    with ScriptedServer(reference_answer) as first, ScriptedServer(reference_answer) as second:
+        spec = f"openai:m@{first.base_url},{second.base_url},{dead}"
+        args = ["generate", "humaneval", "--model", spec, "--limit", "9", "--backoff", "0.01"]
+        result = cli(*args, "--out", str(tmp_path / "s.jsonl"), cache=tmp_path / "cache", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert len(first.requests) >= 3 and len(second.requests) >= 3
+        assert len(first.requests) + len(second.requests) == 9
+    samples = rows(tmp_path / "s.jsonl")
+    assert len(samples) == 9 and not [s for s in samples if "error" in s]

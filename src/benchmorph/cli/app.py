@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from benchmorph.cli import morph  # noqa: F401 - registers `morph`
 from benchmorph.cli.generation import run_generation  # also registers generate, run and cache
 from benchmorph.cli.shared import (
     DataOption,

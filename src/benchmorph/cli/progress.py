@@ -28,8 +28,12 @@ class RateColumn(TextColumn):
 
 
 @contextmanager
-def progress_bar(console: Console, description: str, total: int) -> Iterator[Callable[[int], None]]:
-    """Yields an ``advance(n)`` callback that is safe to call from worker threads."""
+def progress_bar(console: Console, description: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """Yields an ``advance(n)`` callback that is safe to call from worker threads.
+
+    ``total=None`` starts without a known total; ``advance.set_total(n)``
+    sets it once the work is known (e.g. after candidates are proposed).
+    """
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -46,4 +50,5 @@ def progress_bar(console: Console, description: str, total: int) -> Iterator[Cal
         def advance(count: int = 1) -> None:
             progress.advance(task, count)
 
+        advance.set_total = lambda count: progress.update(task, total=count)  # type: ignore[attr-defined]
         yield advance

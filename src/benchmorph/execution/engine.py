@@ -199,6 +199,13 @@ class Engine:
                 if progress:
                     progress(1)
             else:
+                try:
+                    _reference_code(problem)
+                except ValueError as exc:  # e.g. a contract cannot be inserted into a reference that does not parse
+                    report.unusable[problem.id] = f"reference unusable: {exc}"
+                    if progress:
+                        progress(1)
+                    continue
                 pending.append((problem, key))
 
         jobs = [

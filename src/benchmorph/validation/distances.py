@@ -1,0 +1,100 @@
+"""D_Q and D_S from the CTF paper: how much a variant's wording and its solution moved.
+
+D_Q is the normalized Levenshtein distance (distance / longer length) between
+the two *descriptions*: the prose of the docstring, without the signature,
+code or worked examples, so rewriting an example's value does not count as
+a change of wording.  D_S is 1 - cosine similarity of solution embeddings.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rapidfuzz.distance import Levenshtein
+
+from benchmorph.validation.examples import ExampleScan, scan_examples
+
+
+def _char_offset(lines: list[str], lineno: int, col_bytes: int) -> int:
+    """ast gives UTF-8 byte columns; turn (line, byte column) into an offset in the text."""
+    before = sum(len(line) for line in lines[: lineno - 1])
+    return before + len(lines[lineno - 1].encode("utf-8")[:col_bytes].decode("utf-8", "ignore"))
+
+
+def _docstring_spans(prompt: str, entry_point: str) -> list[tuple[int, int]]:
+    """Where the description lives: the module docstring and the entry point's docstring."""
+    try:
+        tree = ast.parse(prompt + ("\n    pass\n" if prompt.rstrip().endswith(":") else ""))
+    except SyntaxError:
+        return [(0, len(prompt))]
+    lines = prompt.splitlines(keepends=True) or [""]
+    spans = []
+    owners: list[ast.AST] = [tree]
+    owners += [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and (node.name == entry_point or isinstance(node, ast.ClassDef))
+    ]
+    for owner in owners:
+        body = getattr(owner, "body", [])
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            if isinstance(body[0].value.value, str) and body[0].end_lineno is not None:
+                node = body[0]
+                start = _char_offset(lines, node.lineno, node.col_offset)
+                end = _char_offset(lines, node.end_lineno, node.end_col_offset or 0)
+                spans.append((start, end))
+    return spans or [(0, len(prompt))]
+
+
+def prose(prompt: str, scan: ExampleScan | None = None, entry_point: str = "") -> str:
+    """The description with everything else blanked to spaces, so offsets still index ``prompt``.
+
+    Blanked: code outside the docstrings, worked-example lines and their
+    value lines, and ``assert`` lines (MBPP's examples).
+    """
+    keep = [False] * len(prompt)
+    for start, end in _docstring_spans(prompt, entry_point):
+        for i in range(start, min(end, len(prompt))):
+            keep[i] = True
+    lines = prompt.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    dropped_lines = set()
+    if scan is not None:
+        for example in scan.examples:
+            dropped_lines.add(example.line)
+            if example.doctest and example.expected_text:
+                dropped_lines.add(example.line + 1)
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith((">>>", "assert ")) or (scan is not None and stripped in scan.unverifiable):
+            dropped_lines.add(number)
+    for number in dropped_lines:
+        if number < len(lines):
+            for i in range(offsets[number], offsets[number + 1]):
+                keep[i] = False
+    return "".join(ch if keep[i] or ch == "\n" else " " for i, ch in enumerate(prompt))
+
+
+def description_text(prompt: str, entry_point: str) -> str:
+    """The description as words: prose with whitespace runs collapsed and the quotes removed."""
+    text = prose(prompt, scan_examples(prompt, entry_point), entry_point)
+    return " ".join(text.replace('"""', " ").replace("'''", " ").split())
+
+
+def description_distance(original: str, candidate: str, entry_point: str = "") -> float:
+    """D_Q: normalized Levenshtein distance between the two descriptions (0 identical, 1 disjoint)."""
+    return float(
+        Levenshtein.normalized_distance(
+            description_text(original, entry_point), description_text(candidate, entry_point)
+        )
+    )
+
+
+def solution_distance(original_vector, candidate_vector) -> float:  # type: ignore[no-untyped-def]
+    """D_S: 1 - cosine similarity of two solution embeddings."""
+    from benchmorph.models.embed import cosine_distance
+
+    return cosine_distance(original_vector, candidate_vector)

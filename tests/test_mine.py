@@ -1,0 +1,132 @@
+"""The LLM-free miner on real HumanEval and MBPP+: every variant it writes must hold up in the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmorph.data.models import Problem, TestCase, Variant
+from benchmorph.data.native import read_native
+from benchmorph.data.registry import load_benchmark
+from benchmorph.execution.compare import values_match
+from benchmorph.execution.engine import Engine, Job
+from benchmorph.morph.mine import mine, propose
+from benchmorph.morph.rules import RULES
+from benchmorph.validation.distances import description_distance
+from benchmorph.validation.examples import claimed_values, rewrite_examples, scan_examples
+
+MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
+
+
+def check_variants(variants: list[Variant], parents: dict[str, Problem], engine: Engine) -> None:
+    """The four checks the issue asks of every mined variant."""
+    assert variants
+    prepared_parents = {p.id: p for p in engine.prepare([parents[v.parent_id] for v in variants]).problems}
+    # 1. Its reference passes its own reconstructed tests in the sandbox.
+    verdicts = engine.evaluate([Job(v, v.reference, v.id) for v in variants])
+    assert [v.status for v in verdicts] == ["pass"] * len(variants), [
+        (v.task_id, v.error) for v in verdicts if v.status != "pass"
+    ]
+    for variant in variants:
+        parent = prepared_parents[variant.parent_id]
+        # 2. It differs from the parent's outputs on at least one inherited input.
+        expected = {json.dumps(repr(t.input)): t.expected for t in parent.tests}
+        assert any(
+            not values_match(expected[json.dumps(repr(t.input))], t.expected, variant.atol)
+            for t in variant.tests
+        ), variant.id
+        # 3. The wording moved, but at most epsilon.
+        assert 0 < description_distance(parent.prompt, variant.prompt, variant.entry_point) <= 0.13
+        assert variant.provenance["review_status"] == "unreviewed" and variant.label == "ctf"
+        assert variant.provenance["parent_reference"] == parent.reference
+    # 4. Its description's examples agree with its reference.
+    probes = []
+    for variant in variants:
+        scan = scan_examples(variant.prompt, variant.entry_point)
+        assert not scan.unverifiable, variant.id
+        if scan.examples:
+            tests = [TestCase(input=list(e.args)) for e in scan.examples]
+            probes.append(
+                (variant, scan, variant.model_copy(update={"id": variant.id + "?ex", "tests": tests}))
+            )
+    computed = {p.id: p for p in engine.prepare([probe for _, _, probe in probes]).problems}
+    for variant, scan, probe in probes:
+        outputs = [t.expected for t in computed[probe.id].tests]
+        assert len(outputs) == len(scan.examples), variant.id
+        for claimed, actual in zip(claimed_values(scan), outputs, strict=True):
+            assert values_match(claimed, actual, 1e-6, strict_sequences=False), (variant.id, claimed, actual)
+
+
+@pytest.fixture(scope="module")
+def engine():
+    with Engine(workers=2) as running:
+        yield running
+
+
+def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> None:
+    bench = load_benchmark("humaneval")
+    report = mine(bench.problems, engine)
+    assert report.problems_with_variant >= 20  # 25 when written
+    check_variants(report.variants, bench.by_id(), engine)
+
+
+@pytest.mark.slow
+def test_mined_mbpp_plus_variants_hold_up(engine: Engine) -> None:
+    bench = load_benchmark("mbpp+", MBPP)
+    report = mine(bench.problems, engine)
+    assert report.problems_with_variant >= 40  # 55 when written
+    check_variants(report.variants, bench.by_id(), engine)
+
+
+def test_rules_apply_only_where_text_and_code_patterns_are_unique() -> None:
+    problem = Problem(
+        id="t/1",
+        prompt='def f(xs):\n    """Return the smallest number of xs.\n    >>> f([3, 1, 2])\n    1\n    """\n',
+        entry_point="f",
+        reference='def f(xs):\n    """Return the smallest number of xs.\n    >>> f([3, 1, 2])\n    1\n    """\n    return min(xs)\n',
+    )
+    (candidate,) = [c for c in propose(problem, RULES) if c.rule.name == "extreme:smallest>largest"]
+    assert "largest number" in candidate.prompt and candidate.reference.endswith("return max(xs)\n")
+    twice = problem.model_copy(update={"reference": problem.reference + "\ndef g(xs):\n    return min(xs)\n"})
+    assert not [c for c in propose(twice, RULES) if c.rule.name.startswith("extreme")]
+    # The example line is not part of the description: "smallest" there would not count.
+    assert (
+        propose(problem.model_copy(update={"prompt": problem.prompt.replace("smallest", "least")}), RULES)
+        == []
+    )
+
+
+def test_examples_are_rewritten_in_every_spelling() -> None:
+    text = (
+        "    >>> f([])\n\n    >>> f([1, 2])\n    3\n    f([5]) ➞ 5\n    f([2, 2]) == 4\n"
+        "    assert f([7]) == 7\n    f([1]) => 1 (a comment)\n"
+    )
+    scan = scan_examples(text, "f")
+    assert len(scan.examples) == 6 and not scan.unverifiable
+    new = rewrite_examples(text, scan.examples, [0, None, [5], "x", 70, (1,)])
+    again = scan_examples(new, "f")
+    assert claimed_values(again) == [0, None, [5], "x", 70, (1,)]
+    assert "(a comment)" in new
+    assert scan_examples("    f(n) = f(n - 1) + 1\n", "f").unverifiable
+
+
+def test_mine_command_writes_variants_that_load_as_a_benchmark(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "v.jsonl"
+    env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache"), "COLUMNS": "200"}
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmorph.cli", "morph", "mine", "humaneval", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "problems with a variant" in result.stdout
+    variants = read_native(out)
+    assert variants and all(isinstance(v, Variant) and v.parent_id.startswith("HumanEval/") for v in variants)
