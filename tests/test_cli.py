@@ -190,14 +190,34 @@ def test_generate_and_run_reject_bad_model_specs_and_task_ids(tmp_path: Path, ca
     line = one_error_line(run_cli("generate", "humaneval", "--model", "gpt4", cache=cache, cwd=tmp_path))
     assert "unknown model spec 'gpt4'" in line and "openai:MODEL@" in line
     line = one_error_line(
-        run_cli("run", "humaneval", "--model", "reference", "--tasks", "HumanEval/0,Nope/1", cache=cache, cwd=tmp_path)
+        run_cli(
+            "run",
+            "humaneval",
+            "--model",
+            "reference",
+            "--tasks",
+            "HumanEval/0,Nope/1",
+            cache=cache,
+            cwd=tmp_path,
+        )
     )
     assert "field '--tasks'" in line and "Nope/1" in line
 
 
-def test_run_reference_on_chosen_tasks_writes_samples_verdicts_and_manifest(tmp_path: Path, cache: Path) -> None:
+def test_run_reference_on_chosen_tasks_writes_samples_verdicts_and_manifest(
+    tmp_path: Path, cache: Path
+) -> None:
     out = tmp_path / "run"
-    args = ["run", "humaneval", "--model", "reference", "--tasks", "HumanEval/7,HumanEval/3", "--out", str(out)]
+    args = [
+        "run",
+        "humaneval",
+        "--model",
+        "reference",
+        "--tasks",
+        "HumanEval/7,HumanEval/3",
+        "--out",
+        str(out),
+    ]
     result = run_cli(*args, cache=cache, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]

@@ -37,7 +37,10 @@ def mine_command(
 ) -> None:
     """Counterfactual variants without an LLM: paired description/reference edits verified by execution."""
     bench = load_benchmark(benchmark, data)
-    with make_engine(workers, 1.0, 4.0) as engine, progress_bar(console, f"mine {bench.name}", None) as advance:
+    with (
+        make_engine(workers, 1.0, 4.0) as engine,
+        progress_bar(console, f"mine {bench.name}", None) as advance,
+    ):
         report = mine(bench.problems, engine, epsilon=epsilon, keep_all=keep_all, progress=advance)
     write_native(out, report.variants)
     table = Table(title=f"mined counterfactuals: {bench.name}")

@@ -201,7 +201,7 @@ class Engine:
             else:
                 try:
                     _reference_code(problem)
-                except ValueError as exc:  # e.g. a contract cannot be inserted into a reference that does not parse
+                except ValueError as exc:  # e.g. a reference that does not parse cannot take a contract
                     report.unusable[problem.id] = f"reference unusable: {exc}"
                     if progress:
                         progress(1)
