@@ -7,14 +7,15 @@ never a traceback (InputError carries file, line and field).
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from benchmorph.cli import morph  # noqa: F401 - registers `morph`
-from benchmorph.cli.generation import run_generation  # also registers generate, run and cache
+from benchmorph.cli import analysis, morph  # noqa: F401 - register `sensitivity` and `morph`
+from benchmorph.cli.generation import benchmark_source, run_generation  # also registers generate, run, cache
 from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
@@ -36,6 +37,7 @@ from benchmorph.data.models import Sample
 from benchmorph.data.registry import available_benchmarks, load_benchmark
 from benchmorph.data.samples import read_samples
 from benchmorph.evaluation.evaluate import write_evaluation
+from benchmorph.evaluation.manifest import write_manifest
 from benchmorph.evaluation.mutants import mutants
 from benchmorph.models import GenerationParams, RetryPolicy
 
@@ -72,6 +74,15 @@ def evaluate(
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
     engine = make_engine(workers, min_time_limit, time_factor)
     summary = evaluate_into(out_dir, engine, bench.name, by_id, sample_list, samples.name, resume)
+    models = Counter(sample.model for sample in sample_list)
+    write_manifest(
+        out_dir,
+        benchmark=bench.name,
+        problems=[by_id[task] for task in dict.fromkeys(sample.task_id for sample in sample_list)],
+        model=models.most_common(1)[0][0],
+        samples_file=str(samples.resolve()),
+        source=benchmark_source(benchmark, data),
+    )
     out_console.print(summary_table(f"{bench.name}: {samples}", {samples.name: summary}))
     out_console.print(f"results: {out_dir / 'results.jsonl'}\nsummary: {out_dir / 'summary.json'}")
 

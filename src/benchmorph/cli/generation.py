@@ -229,9 +229,17 @@ def run(
         model=spec.text,
         params=params.model_dump(),
         generation={"requests": report.requests, "cached": report.cached, "errors": report.errors},
+        source=benchmark_source(benchmark, data),
     )
     out_console.print(summary_table(f"{bench.name}: {model}", {model: summary}))
     out_console.print(f"run: {out_dir} (samples.jsonl, results.jsonl, summary.json, manifest.json)")
+
+
+def benchmark_source(benchmark: str, data: Path | None) -> dict[str, str | None]:
+    """How to load the benchmark again (a name, or an absolute path), for commands that read a run later."""
+    path = Path(benchmark)
+    name = str(path.resolve()) if path.exists() else benchmark
+    return {"benchmark": name, "data": str(data.resolve()) if data else None}
 
 
 def safe_name(text: str) -> str:

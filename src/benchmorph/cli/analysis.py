@@ -1,0 +1,54 @@
+"""`benchmorph sensitivity`: paired analysis of runs on originals and on their counterfactuals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from benchmorph.cli.shared import WorkersOption, app, fail, make_engine, out_console
+from benchmorph.evaluation.rundir import load_run
+from benchmorph.evaluation.sensitivity import pair_runs, sensitivity
+
+
+@app.command("sensitivity")
+def sensitivity_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories: originals and variants, any models.")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here as JSON.")] = None,
+    workers: WorkersOption = None,
+) -> None:
+    """Per model: pass@1 on originals vs their variants, the paired 2x2, and answered-the-original failures."""
+    loaded = [load_run(path) for path in runs]
+    pairs = pair_runs(loaded)
+    if not pairs:
+        fail("no pair of runs of the same model where one holds variants of the other's problems")
+    with make_engine(workers, 1.0, 4.0) as engine:
+        results = [sensitivity(original, variant, engine) for original, variant in pairs]
+    table = Table(title="detail sensitivity (original -> counterfactual)")
+    for column in ("model", "variants", "pass@1 orig", "pass@1 var", "drop", "rel. drop"):
+        table.add_column(column, justify="right" if column != "model" else "left")
+    for column in ("both", "orig only", "var only", "neither", "answered orig"):
+        table.add_column(column, justify="right")
+    for result in results:
+        relative = f"{result.relative_drop:.1%}" if result.relative_drop is not None else "-"
+        table.add_row(
+            result.model,
+            str(result.pairs),
+            f"{result.pass_original:.3f}",
+            f"{result.pass_variant:.3f}",
+            f"{result.drop:+.3f}",
+            relative,
+            str(result.both),
+            str(result.original_only),
+            str(result.variant_only),
+            str(result.neither),
+            f"{result.answered_original}/{result.variant_failures}",
+        )
+    out_console.print(table)
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps([r.to_json() for r in results], indent=2) + "\n", encoding="utf-8")
+        out_console.print(f"json: {json_out}")
