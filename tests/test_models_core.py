@@ -12,9 +12,10 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, Variant
 from benchmorph.data.registry import load_benchmark
 from benchmorph.models import GenerationParams, LLMCache, build_request, generate, parse_spec
+from benchmorph.models.ask import generation_key
 from benchmorph.models.backends import Backend, Completion, GenerationError
 from benchmorph.models.cache import CachedAnswer
-from benchmorph.models.generate import agenerate, generation_key
+from benchmorph.models.generate import agenerate
 from benchmorph.models.params import RetryPolicy
 from benchmorph.models.prompts import Request, answer_to_code
 

@@ -8,6 +8,7 @@ Public surface::
     sanitize(raw_answer, entry_point="f")                  # -> code
 """
 
+from benchmorph.models.ask import AskReport, aask, ask
 from benchmorph.models.backends import Backend, Completion, GenerationError, make_backend, register_backend
 from benchmorph.models.cache import LLMCache
 from benchmorph.models.embed import cosine_distance, embed
@@ -18,6 +19,9 @@ from benchmorph.models.sanitize import sanitize
 from benchmorph.models.spec import ModelSpec, parse_spec
 
 __all__ = [
+    "AskReport",
+    "aask",
+    "ask",
     "Backend",
     "Completion",
     "GenerationError",

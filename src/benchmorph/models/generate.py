@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from benchmorph.data.models import Problem, Sample
-from benchmorph.models.backends import Backend, GenerationError, make_backend
+from benchmorph.models.ask import Answer, aask
+from benchmorph.models.backends import Backend
 from benchmorph.models.baselines import baseline_code
-from benchmorph.models.cache import CachedAnswer, LLMCache, hash_key
+from benchmorph.models.cache import LLMCache
 from benchmorph.models.params import GenerationParams, RetryPolicy
-from benchmorph.models.prompts import Request, answer_to_code, build_request
+from benchmorph.models.prompts import answer_to_code, build_request
 from benchmorph.models.spec import ModelSpec
 
 Progress = Callable[[int], None]
@@ -32,37 +33,11 @@ class GenerationReport:
     error_messages: list[str] = field(default_factory=list)
 
 
-@dataclass
-class _Slot:
-    """One distinct question; greedy decoding lets several sample indices share it."""
-
-    problem: Problem
-    request: Request
-    index: int
-    key: str
-    answer: CachedAnswer | None = None
-    error: str | None = None
-
-
-def key_payload(spec: ModelSpec, request: Request, params: GenerationParams, index: int) -> dict:
-    """What identifies an answer; stored beside it so the cache can be inspected."""
-    return {
-        "model": spec.identity(),
-        "request": request.payload(),
-        "params": params.request_fields(index),
-        "index": params.cache_index(index),
-    }
-
-
-def generation_key(spec: ModelSpec, request: Request, params: GenerationParams, index: int) -> str:
-    return hash_key(key_payload(spec, request, params, index))
-
-
-def _sample(spec: ModelSpec, params: GenerationParams, slot: _Slot, index: int) -> Sample:
+def _sample(spec: ModelSpec, params: GenerationParams, problem: Problem, slot: Answer, index: int) -> Sample:
     sample_params = {**params.request_fields(index), "mode": spec.mode}
     if slot.answer is None:
         return Sample(
-            task_id=slot.problem.id,
+            task_id=problem.id,
             index=index,
             code="",
             raw=None,
@@ -70,9 +45,9 @@ def _sample(spec: ModelSpec, params: GenerationParams, slot: _Slot, index: int) 
             params=sample_params,
             error=slot.error or "no answer",
         )
-    code = answer_to_code(slot.problem, slot.request, slot.answer.text)
+    code = answer_to_code(problem, slot.request, slot.answer.text)
     return Sample(
-        task_id=slot.problem.id,
+        task_id=problem.id,
         index=index,
         code=code,
         raw=slot.answer.text,
@@ -108,51 +83,24 @@ async def agenerate(
             progress(len(samples))
         return GenerationReport(samples)
 
-    slots: dict[str, _Slot] = {}
-    plan: list[tuple[str, int]] = []  # (slot key, sample index) in output order
-    for problem in problems:
-        request = build_request(problem, spec.mode)
-        for index in range(params.n):
-            key = generation_key(spec, request, params, index)
-            if key not in slots:
-                slots[key] = _Slot(problem, request, index, key, cache.get(key))
-            plan.append((key, index))
-    sharing: dict[str, int] = {}
-    for key, _ in plan:
-        sharing[key] = sharing.get(key, 0) + 1
-    report = GenerationReport([])
-    todo = [slot for slot in slots.values() if slot.answer is None]
-    report.cached = len(slots) - len(todo)
-    if progress:
-        progress(sum(sharing[slot.key] for slot in slots.values() if slot.answer is not None))
-
-    if todo:
-        own_backend = backend is None
-        backend = backend or make_backend(spec, policy, api_key_env)
-        limit = asyncio.Semaphore(max(1, concurrency or backend.default_concurrency))
-        identity = spec.identity()
-
-        async def ask(slot: _Slot) -> None:
-            async with limit:
-                try:
-                    completion = await backend.complete(slot.request, params, slot.index)
-                except GenerationError as exc:
-                    slot.error = str(exc)
-                else:
-                    slot.answer = CachedAnswer(completion.text, completion.finish_reason, completion.usage)
-                    payload = key_payload(spec, slot.request, params, slot.index)
-                    cache.put(slot.key, identity, payload, slot.answer)
-                    report.requests += 1
-            if progress:
-                progress(sharing[slot.key])
-
-        try:
-            await asyncio.gather(*(ask(slot) for slot in todo))
-        finally:
-            if own_backend:
-                await backend.aclose()
-
-    report.samples = [_sample(spec, params, slots[key], index) for key, index in plan]
+    requests = [build_request(problem, spec.mode) for problem in problems]
+    asked = await aask(
+        requests,
+        spec,
+        params,
+        cache,
+        backend=backend,
+        concurrency=concurrency,
+        policy=policy,
+        api_key_env=api_key_env,
+        progress=progress,
+    )
+    report = GenerationReport([], requests=asked.requests, cached=asked.cached)
+    report.samples = [
+        _sample(spec, params, problem, slot, index)
+        for problem, slots in zip(problems, asked.answers, strict=True)
+        for index, slot in enumerate(slots)
+    ]
     failed = [sample for sample in report.samples if sample.error]
     report.errors = len(failed)
     report.error_messages = [f"{sample.task_id} #{sample.index}: {sample.error}" for sample in failed]
