@@ -44,6 +44,15 @@ class PrepareReport:
     measured: int = 0
 
 
+@dataclass
+class RunOutputs:
+    """Outputs of one piece of code per test input; ``ok[i]`` is False where it raised or timed out."""
+
+    outputs: list[Any]
+    ok: list[bool]
+    error: str | None = None  # the code did not load at all
+
+
 @dataclass(frozen=True)
 class Job:
     """A solution to run for one problem; ``task_id``/``index`` name the sample."""
@@ -296,6 +305,43 @@ class Engine:
 
         self.pool.map(raw, done)
         return [verdict for verdict in verdicts if verdict is not None]
+
+    def run_outputs(self, problem: Problem, codes: Sequence[str]) -> list[RunOutputs]:
+        """What each piece of code returns on the problem's inputs, under the evaluation limits.
+
+        For comparing several candidate solutions with each other and with a
+        reference (self-consistency), where there is no expected output yet.
+        The problem should be prepared, so per-test limits follow its
+        reference times.
+        """
+        jobs = [self._job(problem, code, self.limits, f"{problem.id}@{i}") for i, code in enumerate(codes)]
+        entries: list[dict[str, Any]] = [{} for _ in jobs]
+
+        def done(index: int, reply: dict[str, Any]) -> None:
+            entries[index] = _reference_entry(reply)
+
+        self.pool.map(jobs, done)
+        runs = []
+        for entry in entries:
+            if entry.get("error"):
+                runs.append(
+                    RunOutputs([None] * len(problem.tests), [False] * len(problem.tests), str(entry["error"]))
+                )
+                continue
+            results = entry.get("results") or []
+            outputs: list[Any] = []
+            ok: list[bool] = []
+            for i in range(len(problem.tests)):
+                record = results[i] if i < len(results) else None
+                if record is not None and record.get("s") == "ok":
+                    raw = record.get("o")
+                    outputs.append(raw if problem.kind == "stdin" else values.decode(raw))
+                    ok.append(True)
+                else:
+                    outputs.append(None)
+                    ok.append(False)
+            runs.append(RunOutputs(outputs, ok, None))
+        return runs
 
     def verdict_key(self, job: Job) -> str:
         """Content key of a verdict: problem, tests with expected outputs, code and limits.

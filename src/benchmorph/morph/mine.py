@@ -21,7 +21,8 @@ from benchmorph.execution.compare import values_match
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.rules import RULES, EditRule, match_case
 from benchmorph.validation.distances import description_distance, prose
-from benchmorph.validation.examples import ExampleScan, rewrite_examples, scan_examples
+from benchmorph.validation.example_check import with_recomputed_examples
+from benchmorph.validation.examples import scan_examples
 
 Progress = Callable[[int], None]
 DEFAULT_EPSILON = 0.13
@@ -99,28 +100,6 @@ def _input_key(test: TestCase) -> str:
     return json.dumps(values.encode(test.input), sort_keys=True)
 
 
-def _example_probe(variant: Variant, scan: ExampleScan) -> Problem:
-    """A throwaway problem whose tests are the description's example calls, to compute their values."""
-    tests = [TestCase(input=list(example.args)) for example in scan.examples]
-    return variant.model_copy(update={"id": f"{variant.id}#examples", "tests": tests})
-
-
-def _rebuild(candidate: Candidate, prompt: str) -> str:
-    """The candidate's reference with its (shared) prompt part replaced by ``prompt``."""
-    if candidate.reference.startswith(candidate.prompt):
-        return prompt + candidate.reference[len(candidate.prompt) :]
-    prelude_free = candidate.reference
-    if candidate.rule.code_prelude and prelude_free.startswith(
-        candidate.rule.code_prelude + candidate.prompt
-    ):
-        return (
-            candidate.rule.code_prelude
-            + prompt
-            + prelude_free[len(candidate.rule.code_prelude + candidate.prompt) :]
-        )
-    return prelude_free
-
-
 def mine(
     problems: Sequence[Problem],
     engine: Engine,
@@ -186,7 +165,20 @@ def mine(
             continue
         checked.append((candidate, done, differing / max(1, len(done.tests))))
 
-    finished = _rewrite_all_examples(checked, engine, report)
+    rewritten = with_recomputed_examples([variant for _, variant, _ in checked], engine)
+    finished: list[tuple[Variant, float]] = []
+    for candidate, variant, change in checked:
+        outcome = rewritten[variant.id]
+        if isinstance(outcome, str):
+            report.reject(outcome)
+            continue
+        provenance = {
+            **outcome.provenance,
+            "behavior_change": round(change, 4),
+            "examples_rewritten": outcome.provenance.get("examples_rewritten", 0),
+            "parent_reference": candidate.parent.reference,
+        }
+        finished.append((outcome.model_copy(update={"provenance": provenance}), change))
     if not keep_all:
         best: dict[str, tuple[Variant, float]] = {}
         for variant, change in finished:
@@ -201,44 +193,3 @@ def mine(
     finished.sort(key=lambda pair: (order.get(pair[0].parent_id, 0), pair[0].id))
     report.variants = [variant for variant, _ in finished]
     return report
-
-
-def _rewrite_all_examples(
-    checked: list[tuple[Candidate, Variant, float]], engine: Engine, report: MineReport
-) -> list[tuple[Variant, float]]:
-    """Recompute each variant's worked examples with its reference and write them into the text."""
-    scans = {variant.id: scan_examples(variant.prompt, variant.entry_point) for _, variant, _ in checked}
-    probes = [
-        _example_probe(variant, scans[variant.id]) for _, variant, _ in checked if scans[variant.id].examples
-    ]
-    prepared = engine.prepare(probes)
-    outputs = {problem.id: problem for problem in prepared.problems}
-    finished: list[tuple[Variant, float]] = []
-    for candidate, variant, change in checked:
-        scan = scans[variant.id]
-        if scan.unverifiable:
-            report.reject("an example in the description cannot be recomputed")
-            continue
-        if scan.examples:
-            probe = outputs.get(f"{variant.id}#examples")
-            if probe is None or len(probe.tests) != len(scan.examples):
-                report.reject("reference fails on an example of the description")
-                continue
-            new_prompt = rewrite_examples(
-                variant.prompt, scan.examples, [test.expected for test in probe.tests]
-            )
-            new_reference = _rebuild(candidate, new_prompt)
-            try:
-                ast.parse(new_reference)
-            except SyntaxError:
-                report.reject("rewritten examples break the reference")
-                continue
-            variant = variant.model_copy(update={"prompt": new_prompt, "reference": new_reference})
-        provenance = {
-            **variant.provenance,
-            "behavior_change": round(change, 4),
-            "examples_rewritten": len(scan.examples),
-            "parent_reference": candidate.parent.reference,
-        }
-        finished.append((variant.model_copy(update={"provenance": provenance}), change))
-    return finished
