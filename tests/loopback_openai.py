@@ -34,8 +34,10 @@ class ScriptedServer:
         faults: dict[str, list[str]] | None = None,
         delay: float = 0.0,
         slow_seconds: float = 3.0,
+        answer_with_body: Callable[[dict[str, Any]], str] | None = None,
     ) -> None:
         self.answer = answer
+        self.answer_with_body = answer_with_body
         self.faults = {marker: list(actions) for marker, actions in (faults or {}).items()}
         self.delay = delay
         self.slow_seconds = slow_seconds
@@ -129,7 +131,7 @@ class ScriptedServer:
                     return
                 if server.delay:
                     time.sleep(server.delay)
-                reply = server.answer(text)
+                reply = server.answer_with_body(body) if server.answer_with_body else server.answer(text)
                 if "messages" in body:
                     choice = {
                         "index": 0,
