@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from benchmorph.cli import analysis, morph  # noqa: F401 - register `sensitivity` and `morph`
+from benchmorph.cli import analysis, morph, review  # noqa: F401 - register `sensitivity`, `morph`, `review`
 from benchmorph.cli.generation import benchmark_source, run_generation  # also registers generate, run, cache
 from benchmorph.cli.shared import (
     DataOption,

@@ -1,0 +1,74 @@
+"""`benchmorph review export|import`: a CSV round trip for people checking counterfactual candidates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from benchmorph.cli.shared import WorkersOption, app, make_engine, out_console
+from benchmorph.data.errors import InputError
+from benchmorph.data.models import Variant
+from benchmorph.data.native import read_native, write_native
+from benchmorph.data.registry import load_benchmark
+from benchmorph.morph.review import apply_review, candidates_path, export_rows, read_csv, write_csv
+
+review_app = typer.Typer(
+    help="Export candidates for human review and import the verdicts.", no_args_is_help=True
+)
+app.add_typer(review_app, name="review")
+
+
+def _candidates(variants_file: Path) -> list[Variant]:
+    """Every candidate: the `.candidates.jsonl` beside the file when there is one, else the file itself."""
+    source = candidates_path(variants_file)
+    records = read_native(source if source.exists() else variants_file)
+    variants = [record for record in records if isinstance(record, Variant)]
+    if not variants:
+        raise InputError("no variants (records with a parent_id) in this file", path=variants_file)
+    return variants
+
+
+def _parent_prompts(variants: list[Variant]) -> dict[str, str]:
+    """Parent prompts, from the benchmark the variants came from (when it can be loaded by name)."""
+    prompts: dict[str, str] = {}
+    for benchmark in {str(v.source.get("benchmark")) for v in variants if v.source.get("benchmark")}:
+        try:
+            prompts.update({pid: p.prompt for pid, p in load_benchmark(benchmark).by_id().items()})
+        except InputError:
+            continue
+    return prompts
+
+
+@review_app.command("export")
+def export_command(
+    variants_file: Annotated[Path, typer.Argument(help="Variants JSONL from `morph ctf` or `morph mine`.")],
+    csv_path: Annotated[Path, typer.Option("--csv", help="CSV to write.")] = Path("review.csv"),
+) -> None:
+    """One row per candidate: the paper's annotation columns, both descriptions and a word diff."""
+    variants = _candidates(variants_file)
+    write_csv(csv_path, export_rows(variants, _parent_prompts(variants)))
+    out_console.print(f"{len(variants)} candidates -> {csv_path}")
+
+
+@review_app.command("import")
+def import_command(
+    variants_file: Annotated[Path, typer.Argument(help="The variants JSONL that was exported.")],
+    csv_path: Annotated[Path, typer.Argument(help="The reviewed CSV.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Reviewed variants JSONL (accepted CTF variants).")
+    ],
+    workers: WorkersOption = None,
+) -> None:
+    """Apply reviewers' labels and corrected solutions (tests re-run); write the accepted CTF variants."""
+    variants = _candidates(variants_file)
+    rows = read_csv(csv_path)
+    with make_engine(workers, 1.0, 4.0) as engine:
+        reviewed = apply_review(variants, rows, engine, csv_path)
+    accepted = [v for v in reviewed if v.label == "ctf" and v.provenance.get("review_status") != "rejected"]
+    write_native(out, accepted)
+    write_native(candidates_path(out), reviewed)
+    out_console.print(
+        f"{len(rows)} rows applied; {len(accepted)} accepted CTF variants -> {out}; all candidates -> {candidates_path(out)}"
+    )
