@@ -135,6 +135,7 @@ def ctf_command(
             solver_params=params,
             concurrency=concurrency,
             policy=policy,
+            bar=lambda description, total: progress_bar(console, description, total),
         )
     write_native(out, report.variants)
     everything = out.with_name(out.stem + ".candidates.jsonl")

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,6 +33,14 @@ from benchmorph.validation.distances import description_distance, solution_dista
 from benchmorph.validation.example_check import with_recomputed_examples
 
 Label = Literal["bad", "robust", "ctf"]
+BarFactory = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]
+
+
+@contextmanager
+def _no_bar(description: str, total: int) -> Iterator[Callable[[int], None]]:
+    yield lambda count: None
+
+
 DEFAULT_EPSILON = 0.13
 DEFAULT_LAMBDA = 1.2
 
@@ -315,13 +324,24 @@ def run_pipeline(
     embedder: ModelSpec | str = "local",
     generator_params: GenerationParams | None = None,
     solver_params: GenerationParams | None = None,
+    bar: BarFactory | None = None,
     **options: Any,
 ) -> PipelineReport:
-    """Every step in order; ``parents`` must be prepared (tests carry the original outputs)."""
+    """Every step in order; ``parents`` must be prepared (tests carry the original outputs).
+
+    ``bar(description, total)`` is a context manager yielding an ``advance(n)``
+    callback; the CLI passes its progress bar so each LLM step shows one.
+    """
     sampling = GenerationParams(temperature=0.8, max_tokens=1024, seed=0)
-    found = propose(parents, generators, candidates, cache, generator_params or sampling, **options)
+    bar = bar or _no_bar
+    with bar("propose", len(parents) * len(generators) * candidates) as advance:
+        found = propose(
+            parents, generators, candidates, cache, generator_params or sampling, progress=advance, **options
+        )
     filter_by_wording(found, epsilon)
-    solve(found, solver, solutions, cache, solver_params or sampling, **options)
+    alive = sum(1 for candidate in found if candidate.status == "proposed")
+    with bar("solve", alive * solutions) as advance:
+        solve(found, solver, solutions, cache, solver_params or sampling, progress=advance, **options)
     label(found, engine)
     measure_change(found, embedder, cache)
     without = select(found, lam)
