@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -34,3 +35,25 @@ def test_bench_prints_throughput_ratio_and_agreement(tmp_path: Path) -> None:
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.json")), (
         "the benchmark must use its own temporary reference cache"
     )
+
+
+def test_generate_bench_prints_concurrency_ratio(tmp_path: Path) -> None:
+    """bench/generate_throughput.py against a real llama_cpp.server on a tiny slice: it runs and reports."""
+    script = BENCH.with_name("generate_throughput.py")
+    numbers = tmp_path / "numbers.json"
+    done = subprocess.run(
+        [sys.executable, str(script), "--problems", "2", "--max-tokens", "8", "--sanitizer-repeat", "3"]
+        + ["--json", str(numbers)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    out = done.stdout
+    ratio = re.search(r"^ratio concurrency (\d+)/1: (\d+\.\d+)x samples/s", out, re.M)
+    assert ratio, out
+    assert int(ratio.group(1)) > 1 and float(ratio.group(2)) > 0
+    assert re.search(r"^sanitizer, 400-line answers, median of 3: .* ms", out, re.M), out
+    data = json.loads(numbers.read_text(encoding="utf-8"))
+    assert [row["concurrency"] for row in data["results"]] == [1, int(ratio.group(1))]
+    assert all(row["samples"] == 2 and row["samples_per_s"] > 0 for row in data["results"])
