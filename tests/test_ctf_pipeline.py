@@ -8,14 +8,12 @@ returns are still executed for real, and D_S uses the real embedded model.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from benchmorph.data.native import read_native
 from benchmorph.data.registry import load_benchmark
+from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 
 HUMANEVAL = load_benchmark("humaneval").by_id()
@@ -78,18 +76,11 @@ def answer(body: dict[str, Any]) -> str:
 
 
 def test_ctf_pipeline_covers_every_branch(tmp_path: Path) -> None:
-    env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache"), "COLUMNS": "200"}
     with ScriptedServer(lambda text: "", answer_with_body=answer) as server:
         args = ["morph", "ctf", "humaneval", "--tasks", "HumanEval/12,HumanEval/2"]
         args += ["--generator", f"openai:gen@{server.base_url}", "--solver", f"openai:sol@{server.base_url}"]
         args += ["--candidates", "4", "--solutions", "3", "--out", str(tmp_path / "ctf.jsonl")]
-        result = subprocess.run(
-            [sys.executable, "-m", "benchmorph.cli", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=900,
-        )
+        result = run_cli(*args, cache=tmp_path / "cache")
         assert result.returncode == 0, result.stderr
         assert "HumanEval/2" in result.stderr and "no CTF candidate" in result.stderr
 
@@ -129,13 +120,7 @@ def test_ctf_pipeline_covers_every_branch(tmp_path: Path) -> None:
 
         # A second run asks the server nothing: every answer is cached.
         before = len(server.requests)
-        again = subprocess.run(
-            [sys.executable, "-m", "benchmorph.cli", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=900,
-        )
+        again = run_cli(*args, cache=tmp_path / "cache")
         assert again.returncode == 0, again.stderr
         assert len(server.requests) == before
 
@@ -143,7 +128,6 @@ def test_ctf_pipeline_covers_every_branch(tmp_path: Path) -> None:
 def test_ctf_pipeline_with_the_real_local_model_is_honest_about_bad_candidates(tmp_path: Path) -> None:
     from llama_server import LlamaServer
 
-    env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache"), "COLUMNS": "200"}
     server = LlamaServer(tmp_path / "server.log")
     try:
         spec = f"openai:gemma-3-270m@{server.base_url}?mode=completion"
@@ -158,13 +142,7 @@ def test_ctf_pipeline_with_the_real_local_model_is_honest_about_bad_candidates(t
             "--out",
             str(tmp_path / "ctf.jsonl"),
         ]
-        result = subprocess.run(
-            [sys.executable, "-m", "benchmorph.cli", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=1200,
-        )
+        result = run_cli(*args, cache=tmp_path / "cache")
     finally:
         server.stop()
     assert result.returncode == 0, result.stderr
@@ -182,3 +160,19 @@ def test_ctf_pipeline_with_the_real_local_model_is_honest_about_bad_candidates(t
     without = 3 - len({v.parent_id for v in variants})
     if without:
         assert "got no CTF candidate" in result.stderr
+
+
+def test_label_can_demand_more_agreement_than_two() -> None:
+    from benchmorph.execution.engine import Engine
+    from benchmorph.morph.ctf import CtfCandidate, label
+
+    shortest = LONGEST.prompt.replace("return the longest one", "return the shortest one")
+    codes = [LONGEST.prompt + body for body in SOLVER["shortest one"][:2]] + [LONGEST.reference]
+    with Engine(workers=1) as engine:
+        parent = engine.prepare([LONGEST]).problems[0]
+        relaxed = CtfCandidate(parent, "x/0", "g", "h", "raw", prompt=shortest, solutions=codes)
+        strict = CtfCandidate(parent, "x/1", "g", "h", "raw", prompt=shortest, solutions=codes)
+        label([relaxed], engine)
+        label([strict], engine, min_agreement=3)
+    assert relaxed.label == "ctf" and relaxed.agreement["agreeing"] == 2 and relaxed.agreement["groups"] == 2
+    assert strict.label == "bad" and "only 2 solutions agree (at least 3 required)" in (strict.reason or "")

@@ -8,30 +8,24 @@ samples go through the real sandbox.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from benchmorph.data.registry import load_benchmark
+from cli_runner import run_cli, start_cli
 from loopback_openai import ScriptedServer
 
 PROBLEMS = load_benchmark("humaneval").problems
 
 
-def cli(
-    *args: str, cache: Path, cwd: Path, wait: bool = True
-) -> subprocess.CompletedProcess[str] | subprocess.Popen:
-    env = {**os.environ, "BENCHMORPH_CACHE": str(cache), "COLUMNS": "200"}
-    command = [sys.executable, "-m", "benchmorph.cli", *args]
+def cli(*args: str, cache: Path, cwd: Path, wait: bool = True):  # type: ignore[no-untyped-def]
     if not wait:
-        return subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+        return start_cli(*args, cache=cache, cwd=cwd)
+    return run_cli(*args, cache=cache, cwd=cwd, timeout=600)
 
 
 def reference_answer(text: str) -> str:

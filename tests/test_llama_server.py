@@ -8,9 +8,6 @@ saw, not what our client believes it sent.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +18,7 @@ pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is part
 
 from benchmorph.models import LLMCache, embed  # noqa: E402
 from benchmorph.models.embed import cosine_distance  # noqa: E402
+from cli_runner import run_cli  # noqa: E402
 from llama_server import LlamaServer  # noqa: E402
 
 
@@ -31,16 +29,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     running.stop()
 
 
-def cli(*args: str, cache: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BENCHMORPH_CACHE": str(cache), "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "benchmorph.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=900,
-    )
+def cli(*args: str, cache: Path, cwd: Path):  # type: ignore[no-untyped-def]
+    return run_cli(*args, cache=cache, cwd=cwd)
 
 
 def rows(path: Path) -> list[dict]:

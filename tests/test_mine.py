@@ -16,6 +16,7 @@ from benchmorph.morph.mine import mine, propose
 from benchmorph.morph.rules import RULES
 from benchmorph.validation.distances import description_distance
 from benchmorph.validation.examples import claimed_values, rewrite_examples, scan_examples
+from cli_runner import run_cli
 
 MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
 
@@ -113,19 +114,8 @@ def test_examples_are_rewritten_in_every_spelling() -> None:
 
 
 def test_mine_command_writes_variants_that_load_as_a_benchmark(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
     out = tmp_path / "v.jsonl"
-    env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache"), "COLUMNS": "200"}
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmorph.cli", "morph", "mine", "humaneval", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
+    result = run_cli("morph", "mine", "humaneval", "--out", str(out), cache=tmp_path / "cache")
     assert result.returncode == 0, result.stderr
     assert "problems with a variant" in result.stdout
     variants = read_native(out)

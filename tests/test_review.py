@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,18 +12,11 @@ from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.mine import mine
 from benchmorph.morph.review import COLUMNS, word_diff
+from cli_runner import run_cli
 
 
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BENCHMORPH_CACHE": str(cwd / "cache"), "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "benchmorph.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=600,
-    )
+def cli(*args: str, cwd: Path):  # type: ignore[no-untyped-def]
+    return run_cli(*args, cache=cwd / "cache", cwd=cwd, timeout=600)
 
 
 @pytest.fixture

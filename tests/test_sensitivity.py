@@ -8,24 +8,15 @@ of its variant failures must be counted as answering the original.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
 
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BENCHMORPH_CACHE": str(cwd / "cache"), "COLUMNS": "200"}
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmorph.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=900,
-    )
+
+def cli(*args: str, cwd: Path):  # type: ignore[no-untyped-def]
+    result = run_cli(*args, cache=cwd / "cache", cwd=cwd)
     assert result.returncode == 0, result.stderr
     return result
 
@@ -77,25 +68,10 @@ def test_reference_and_original_baselines_calibrate_the_measure(workdir: Path) -
 
 
 def test_sensitivity_refuses_unpaired_runs_with_one_line(workdir: Path) -> None:
-    env = {**os.environ, "BENCHMORPH_CACHE": str(workdir / "cache"), "COLUMNS": "200"}
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmorph.cli", "sensitivity", "he-reference", "v-original"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=workdir,
-        timeout=300,
-    )
+    result = run_cli("sensitivity", "he-reference", "v-original", cache=workdir / "cache", cwd=workdir)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "no pair of runs" in result.stderr
-    missing = subprocess.run(
-        [sys.executable, "-m", "benchmorph.cli", "sensitivity", "nowhere"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=workdir,
-        timeout=300,
-    )
+    missing = run_cli("sensitivity", "nowhere", cache=workdir / "cache", cwd=workdir)
     assert (
         missing.returncode == 2
         and "nowhere/manifest.json" in missing.stderr

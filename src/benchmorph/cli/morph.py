@@ -87,6 +87,9 @@ def ctf_command(
     ] = 3,
     epsilon: Annotated[float, typer.Option("--epsilon", help="Largest D_Q kept.", min=0.0)] = 0.13,
     lam: Annotated[float, typer.Option("--lam", help="Selection: argmax D_S - lam * D_Q.", min=0.0)] = 1.2,
+    min_agreement: Annotated[
+        int, typer.Option("--min-agreement", help="Solutions that must agree for Robust/CTF.", min=2)
+    ] = 2,
     embedder: Annotated[str, typer.Option("--embedder", help="Embedder spec for D_S.")] = "local",
     temperature: Annotated[
         float, typer.Option("--temperature", help="Sampling temperature (both models).", min=0.0)
@@ -130,6 +133,7 @@ def ctf_command(
             solutions=solutions,
             epsilon=epsilon,
             lam=lam,
+            min_agreement=min_agreement,
             embedder=embedder,
             generator_params=params,
             solver_params=params,

@@ -192,8 +192,9 @@ def _signature(outputs: list[Any], ok: list[bool]) -> str:
     )
 
 
-def label(candidates: Sequence[CtfCandidate], engine: Engine) -> None:
-    """Bad if no two solutions agree (or all crash); Robust if the agreed outputs equal the original's; else CTF."""
+def label(candidates: Sequence[CtfCandidate], engine: Engine, min_agreement: int = 2) -> None:
+    """Bad if fewer than ``min_agreement`` solutions agree (or all crash); Robust if the agreed outputs
+    equal the original's; else CTF.  Two is the paper's bar; with a weak solver, ask for more."""
     for candidate in (c for c in candidates if c.status == "proposed"):
         parent = candidate.parent
         runs = engine.run_outputs(parent, candidate.solutions) if candidate.solutions else []
@@ -214,8 +215,12 @@ def label(candidates: Sequence[CtfCandidate], engine: Engine) -> None:
         if loaded == 0:
             candidate.label, candidate.reason = "bad", "every solution crashes or none was produced"
             continue
-        if len(largest) < 2:
-            candidate.label, candidate.reason = "bad", "no two solutions agree on the outputs"
+        if len(largest) < max(2, min_agreement):
+            if len(largest) < 2:
+                candidate.label, candidate.reason = "bad", "no two solutions agree on the outputs"
+            else:
+                candidate.label = "bad"
+                candidate.reason = f"only {len(largest)} solutions agree (at least {min_agreement} required)"
             continue
         chosen = runs[largest[0]]
         candidate.solution = candidate.solutions[largest[0]]
@@ -321,6 +326,7 @@ def run_pipeline(
     solutions: int = 3,
     epsilon: float = DEFAULT_EPSILON,
     lam: float = DEFAULT_LAMBDA,
+    min_agreement: int = 2,
     embedder: ModelSpec | str = "local",
     generator_params: GenerationParams | None = None,
     solver_params: GenerationParams | None = None,
@@ -342,7 +348,7 @@ def run_pipeline(
     alive = sum(1 for candidate in found if candidate.status == "proposed")
     with bar("solve", alive * solutions) as advance:
         solve(found, solver, solutions, cache, solver_params or sampling, progress=advance, **options)
-    label(found, engine)
+    label(found, engine, min_agreement)
     measure_change(found, embedder, cache)
     without = select(found, lam)
     chosen = [candidate for candidate in found if candidate.selected]

@@ -96,6 +96,12 @@ def propose(problem: Problem, rules: Sequence[EditRule] = RULES) -> list[Candida
     return found
 
 
+def _constant(tests: Sequence[TestCase], at_least: int = 3) -> bool:
+    """True when a solution answers every one of several inputs alike."""
+    outputs = {json.dumps(values.encode(test.expected), sort_keys=True) for test in tests}
+    return len(tests) >= at_least and len(outputs) == 1
+
+
 def _input_key(test: TestCase) -> str:
     return json.dumps(values.encode(test.input), sort_keys=True)
 
@@ -162,6 +168,10 @@ def mine(
         )
         if differing == 0:
             report.reject("same outputs on every input (robust, not counterfactual)")
+            continue
+        if _constant(done.tests) and not _constant(candidate.parent.tests):
+            # e.g. "maximum" -> "minimum" nesting depth that is always 0: valid by execution, useless as a task.
+            report.reject("degenerate: the same output for every input")
             continue
         checked.append((candidate, done, differing / max(1, len(done.tests))))
 
