@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -34,6 +36,10 @@ def progress_bar(console: Console, description: str, total: int | None) -> Itera
     ``total=None`` starts without a known total; ``advance.set_total(n)``
     sets it once the work is known (e.g. after candidates are proposed).
     """
+    if not console.is_terminal:
+        with plain_progress(console, description, total) as advance:
+            yield advance
+        return
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -52,3 +58,38 @@ def progress_bar(console: Console, description: str, total: int | None) -> Itera
 
         advance.set_total = lambda count: progress.update(task, total=count)  # type: ignore[attr-defined]
         yield advance
+
+
+@contextmanager
+def plain_progress(
+    console: Console, description: str, total: int | None, every: float = 10.0
+) -> Iterator[Callable[[int], None]]:
+    """Without a terminal (CI logs, nohup) a live bar shows nothing: print a line every ``every`` seconds."""
+    lock = threading.Lock()
+    state = {"done": 0, "total": total, "last": time.monotonic()}
+    started = time.monotonic()
+
+    def line() -> str:
+        elapsed = time.monotonic() - started
+        done, whole = state["done"], state["total"]
+        rate = done / elapsed if elapsed > 0 else 0.0
+        text = f"{description}: {done}/{whole if whole is not None else '?'} ({rate:.1f}/s, {elapsed:.0f}s"
+        if whole and rate > 0 and done < whole:
+            text += f", eta {(whole - done) / rate:.0f}s"
+        return text + ")"
+
+    def advance(count: int = 1) -> None:
+        with lock:
+            state["done"] += count
+            now = time.monotonic()
+            if now - state["last"] >= every:
+                state["last"] = now
+                console.print(line(), highlight=False, soft_wrap=True)
+
+    def set_total(count: int) -> None:
+        with lock:
+            state["total"] = count
+
+    advance.set_total = set_total  # type: ignore[attr-defined]
+    yield advance
+    console.print(line(), highlight=False, soft_wrap=True)
