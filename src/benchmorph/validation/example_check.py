@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from benchmorph.data.models import TestCase, Variant
 from benchmorph.execution.engine import Engine
-from benchmorph.validation.examples import rewrite_examples, scan_examples
+from benchmorph.validation.examples import has_literal_spelling, rewrite_examples, scan_examples
 
 
 def with_recomputed_examples(variants: Sequence[Variant], engine: Engine) -> dict[str, Variant | str]:
@@ -41,7 +41,11 @@ def with_recomputed_examples(variants: Sequence[Variant], engine: Engine) -> dic
         if probe is None or len(probe.tests) != len(scan.examples):
             results[variant.id] = "reference fails on an example of the description"
             continue
-        prompt = rewrite_examples(variant.prompt, scan.examples, [test.expected for test in probe.tests])
+        outputs = [test.expected for test in probe.tests]
+        if not all(has_literal_spelling(value) for value in outputs):
+            results[variant.id] = "an example's new value has no literal spelling (inf, nan or an object)"
+            continue
+        prompt = rewrite_examples(variant.prompt, scan.examples, outputs)
         reference = variant.reference
         if reference.count(variant.prompt) == 1:
             reference = reference.replace(variant.prompt, prompt)

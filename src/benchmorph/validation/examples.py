@@ -155,6 +155,14 @@ def render_value(value: Any) -> str:
     return repr(value)
 
 
+def has_literal_spelling(value: Any) -> bool:
+    """Whether ``repr(value)`` reads back as the same value (not so for inf, nan or arbitrary objects)."""
+    try:
+        return ast.literal_eval(render_value(value)) == value
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+
+
 def rewrite_examples(text: str, examples: list[Example], values: list[Any]) -> str:
     """``text`` with each example's expected value replaced by the given one.
 
