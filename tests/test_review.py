@@ -23,8 +23,8 @@ def cli(*args: str, cwd: Path):  # type: ignore[no-untyped-def]
 def variants_file(tmp_path: Path) -> Path:
     problems = load_benchmark("humaneval").by_id()
     with Engine(workers=2) as engine:
-        report = mine([problems[t] for t in ("HumanEval/12", "HumanEval/29", "HumanEval/59")], engine)
-    assert [v.parent_id for v in report.variants] == ["HumanEval/12", "HumanEval/29", "HumanEval/59"]
+        report = mine([problems[t] for t in ("HumanEval/12", "HumanEval/29", "HumanEval/30")], engine)
+    assert [v.parent_id for v in report.variants] == ["HumanEval/12", "HumanEval/29", "HumanEval/30"]
     path = tmp_path / "mined.jsonl"
     write_native(path, report.variants)
     return path
@@ -39,13 +39,13 @@ def test_export_then_import_applies_labels_and_corrected_solutions(
         reader = csv.DictReader(handle)
         assert reader.fieldnames == COLUMNS
         rows = list(reader)
-    assert [row["original_id"] for row in rows] == ["HumanEval/12", "HumanEval/29", "HumanEval/59"]
+    assert [row["original_id"] for row in rows] == ["HumanEval/12", "HumanEval/29", "HumanEval/30"]
     assert all(row["type"] == "CTF" and row["review_status"] == "unreviewed" for row in rows)
     assert "[-longest-] {+shortest+}" in rows[0]["word_diff"]
     assert rows[0]["model"].startswith("mine:extreme")
 
     # A reviewer: HumanEval/12 is fine but its solution should return the LAST shortest string;
-    # HumanEval/29 is judged Robust; HumanEval/59 is rejected.
+    # HumanEval/29 is judged Robust; HumanEval/30 is rejected.
     rows[0]["solution"] = rows[0]["solution"].replace(
         "    for s in strings:\n        if len(s) == maxlen:\n            return s\n",
         "    for s in reversed(strings):\n        if len(s) == maxlen:\n            return s\n",
@@ -75,7 +75,7 @@ def test_export_then_import_applies_labels_and_corrected_solutions(
     assert "'c'" in shortest.prompt  # the example longest(['a', 'b', 'c']) now shows the last one
     everything = {v.parent_id: v for v in read_native(tmp_path / "reviewed.candidates.jsonl")}
     assert everything["HumanEval/29"].label == "robust"
-    assert everything["HumanEval/59"].provenance["review_status"] == "rejected"
+    assert everything["HumanEval/30"].provenance["review_status"] == "rejected"
 
 
 def test_import_rejects_rows_that_match_no_candidate(variants_file: Path, tmp_path: Path) -> None:
