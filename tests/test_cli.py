@@ -12,18 +12,7 @@ import pytest
 
 from benchmorph.data.humaneval import humaneval_problem_records
 from benchmorph.evaluation.mutants import mutants
-
-
-def run_cli(*args: str, cache: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BENCHMORPH_CACHE": str(cache), "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "benchmorph.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=600,
-    )
+from cli_runner import run_cli
 
 
 @pytest.fixture
@@ -51,7 +40,10 @@ def test_demo_references_all_pass_and_mutants_mostly_fail(tmp_path: Path, cache:
     broken = json.loads((tmp_path / "demo" / "broken" / "summary.json").read_text())
     assert reference["n_problems"] == 164 and reference["pass@1"] == 1.0
     assert broken["n_samples"] >= 300 and broken["pass@1"] < 0.2
-    assert "benchmorph demo" in result.stdout
+    local = json.loads((tmp_path / "demo" / "local" / "summary.json").read_text())
+    subset = json.loads((tmp_path / "demo" / "reference-subset" / "summary.json").read_text())
+    assert local["n_samples"] == 10 and subset["n_samples"] == 10 and subset["pass@1"] == 1.0
+    assert "benchmorph demo" in result.stdout and "local (first 10)" in result.stdout
 
 
 def test_datasets_lists_humaneval(tmp_path: Path, cache: Path) -> None:
