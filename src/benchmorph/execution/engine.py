@@ -191,7 +191,7 @@ class Engine:
         is dropped and listed in the report rather than silently kept.
         """
         report = PrepareReport(problems=[])
-        pending: list[tuple[Problem, str]] = []
+        pending: list[tuple[Problem, str, str]] = []  # problem, cache key, code to run
         ready: dict[str, dict[str, Any]] = {}
         for problem in problems:
             if not problem.reference.strip():
@@ -209,22 +209,19 @@ class Engine:
                     progress(1)
             else:
                 try:
-                    _reference_code(problem)
+                    code = _reference_code(problem)
                 except ValueError as exc:  # e.g. a reference that does not parse cannot take a contract
                     report.unusable[problem.id] = f"reference unusable: {exc}"
                     if progress:
                         progress(1)
                     continue
-                pending.append((problem, key))
+                pending.append((problem, key, code))
 
-        jobs = [
-            self._job(problem, _reference_code(problem), REFERENCE_LIMITS, problem.id)
-            for problem, _ in pending
-        ]
+        jobs = [self._job(problem, code, REFERENCE_LIMITS, problem.id) for problem, _, code in pending]
 
         def done(index: int, reply: dict[str, Any]) -> None:
             # Saved as each reference finishes, so an interrupted prepare resumes where it stopped.
-            problem, key = pending[index]
+            problem, key, _ = pending[index]
             entry = self._past_timeouts(problem, _reference_entry(reply))
             if "crashed" not in reply:
                 self.references.put(key, entry)

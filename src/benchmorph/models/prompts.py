@@ -52,11 +52,22 @@ class Request:
         return hashlib.sha256(blob).hexdigest()
 
 
+def parse_prompt_stub(prompt: str) -> ast.Module | None:
+    """A code prompt parsed as the stub it is (a signature, perhaps a docstring); None for text prompts.
+
+    A prompt ending in ``def f(...):`` has no body yet, so one is supplied.
+    """
+    body = "\n    pass\n" if prompt.rstrip().endswith(":") else ""
+    try:
+        return ast.parse(prompt + body)
+    except SyntaxError:
+        return None
+
+
 def _defines_entry_point(problem: Problem) -> bool:
     """True when the prompt is code that already starts the entry point (HumanEval, method stubs)."""
-    try:
-        tree = ast.parse(problem.prompt + ("    pass\n" if problem.prompt.rstrip().endswith(":") else ""))
-    except SyntaxError:
+    tree = parse_prompt_stub(problem.prompt)
+    if tree is None:
         return False
     names = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
     return problem.entry_point in names

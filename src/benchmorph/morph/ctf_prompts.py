@@ -13,7 +13,7 @@ import json
 import re
 
 from benchmorph.data.models import Problem
-from benchmorph.models.prompts import Request
+from benchmorph.models.prompts import Request, parse_prompt_stub
 from benchmorph.models.spec import Mode
 
 CHAT_INSTRUCTIONS = """You write counterfactual versions of programming problems for a benchmark that \
@@ -103,9 +103,8 @@ def _indent_of(head: str) -> str:
 
 
 def _signature(prompt: str, entry_point: str) -> str | None:
-    try:
-        tree = ast.parse(prompt + ("    pass\n" if prompt.rstrip().endswith(('"""', "'''", ":")) else ""))
-    except SyntaxError:
+    tree = parse_prompt_stub(prompt)
+    if tree is None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point:

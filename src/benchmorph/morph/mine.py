@@ -85,9 +85,7 @@ def propose(problem: Problem, rules: Sequence[EditRule] = RULES) -> list[Candida
         new_code = (
             code[: code_match.start()] + code_match.expand(rule.code_replacement) + code[code_match.end() :]
         )
-        new_reference = (new_prompt if shared else "") + rule.code_prelude + new_code
-        if rule.code_prelude and shared:
-            new_reference = rule.code_prelude + new_prompt + new_code
+        new_reference = rule.code_prelude + (new_prompt if shared else "") + new_code
         try:
             ast.parse(new_reference)
         except SyntaxError:

@@ -12,6 +12,7 @@ import ast
 
 from rapidfuzz.distance import Levenshtein
 
+from benchmorph.models.prompts import parse_prompt_stub
 from benchmorph.validation.examples import ExampleScan, scan_examples
 
 
@@ -23,9 +24,8 @@ def _char_offset(lines: list[str], lineno: int, col_bytes: int) -> int:
 
 def _docstring_spans(prompt: str, entry_point: str) -> list[tuple[int, int]]:
     """Where the description lives: the module docstring and the entry point's docstring."""
-    try:
-        tree = ast.parse(prompt + ("\n    pass\n" if prompt.rstrip().endswith(":") else ""))
-    except SyntaxError:
+    tree = parse_prompt_stub(prompt)
+    if tree is None:
         return [(0, len(prompt))]
     lines = prompt.splitlines(keepends=True) or [""]
     spans = []
