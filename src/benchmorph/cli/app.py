@@ -14,8 +14,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from benchmorph.cli import analysis, morph, review  # noqa: F401 - register `sensitivity`, `morph`, `review`
-from benchmorph.cli.generation import benchmark_source, run_generation  # also registers generate, run, cache
+from benchmorph.cli import analysis, morph, reporting, review  # noqa: F401 - register their commands
+from benchmorph.cli.generation import benchmark_source, run_into  # also registers generate, run, cache
+from benchmorph.cli.progress import progress_bar
+from benchmorph.cli.reporting import write_report
 from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
@@ -34,12 +36,14 @@ from benchmorph.cli.shared import (
 )
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Sample
+from benchmorph.data.native import write_native
 from benchmorph.data.registry import available_benchmarks, load_benchmark
 from benchmorph.data.samples import read_samples
 from benchmorph.evaluation.evaluate import write_evaluation
 from benchmorph.evaluation.manifest import write_manifest
 from benchmorph.evaluation.mutants import mutants
-from benchmorph.models import GenerationParams, RetryPolicy
+from benchmorph.models import GenerationParams
+from benchmorph.morph.mine import mine
 
 
 @app.command()
@@ -105,27 +109,16 @@ def demo(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("benchmorph-out/demo"),
     workers: WorkersOption = None,
     broken_per_problem: Annotated[int, typer.Option(help="Mutated (broken) solutions per problem.")] = 2,
-    local_problems: Annotated[
+    pairs: Annotated[
         int,
-        typer.Option("--local-problems", help="HumanEval problems the embedded model attempts (0: skip)."),
+        typer.Option("--pairs", help="Mined counterfactual pairs each model attempts (0: all).", min=0),
     ] = 10,
+    local: Annotated[
+        bool, typer.Option("--local/--no-local", help="Include the embedded model (Gemma 3 270M base).")
+    ] = True,
 ) -> None:
-    """Offline tour: HumanEval references, broken solutions and the embedded model, through the sandbox."""
+    """Offline tour: the sandbox on HumanEval, mined counterfactuals, three models on both, an HTML report."""
     bench = load_benchmark("humaneval")
-    local_samples: list[Sample] = []
-    if local_problems > 0:
-        subset = bench.problems[:local_problems]
-        report = run_generation(
-            subset,
-            "local",
-            GenerationParams(max_tokens=256),
-            concurrency=None,
-            policy=RetryPolicy(),
-            api_key_env=None,
-            use_cache=True,
-            cache_path=None,
-        )
-        local_samples = report.samples
     with make_engine(workers, 1.0, 4.0) as engine:
         problems = prepare(engine, bench.name, bench.problems)
         references = [Sample(task_id=p.id, code=p.reference, model="reference") for p in problems.values()]
@@ -134,25 +127,44 @@ def demo(
             for p in problems.values()
             for i, m in enumerate(mutants(p.reference, p.entry_point, limit=broken_per_problem))
         ]
-        # label -> (output folder, evaluation)
         runs = {
             "reference": ("reference", run_evaluation(engine, bench.name, problems, references, "reference")),
             "broken (mutants)": ("broken", run_evaluation(engine, bench.name, problems, broken, "broken")),
         }
-        if local_samples:
-            subset_ids = {sample.task_id for sample in local_samples}
-            subset_refs = [sample for sample in references if sample.task_id in subset_ids]
-            runs[f"reference (first {len(subset_ids)})"] = (
-                "reference-subset",
-                run_evaluation(engine, bench.name, problems, subset_refs, "reference subset"),
-            )
-            runs[f"local (first {len(subset_ids)})"] = (
-                "local",
-                run_evaluation(engine, bench.name, problems, local_samples, "local"),
-            )
-    summaries = {label: write_evaluation(out / folder, run) for label, (folder, run) in runs.items()}
-    out_console.print(summary_table("benchmorph demo: HumanEval", summaries))
-    out_console.print(f"isolation: {runs['reference'][1].isolation}; outputs under {out}")
+        summaries = {label: write_evaluation(out / folder, run) for label, (folder, run) in runs.items()}
+        out_console.print(summary_table("benchmorph demo: HumanEval through the sandbox", summaries))
+        out_console.print(f"isolation: {runs['reference'][1].isolation}")
+
+        with progress_bar(console, "mine counterfactuals", len(bench.problems)) as advance:
+            mined = mine(bench.problems, engine, progress=advance).variants
+        variants_file = out / "humaneval-ctf.jsonl"
+        write_native(variants_file, mined)
+        chosen = mined[:pairs] if pairs else mined
+        parents = [problems[variant.parent_id] for variant in chosen]
+        out_console.print(
+            f"mined {len(mined)} counterfactual variants ({variants_file}); models attempt {len(chosen)} pairs"
+        )
+        variant_bench = load_benchmark(str(variants_file))
+        run_dirs = []
+        pair_summaries = {}
+        for model in ("reference", "original", *(["local"] if local else [])):
+            for folder, source_bench, subset, source in (
+                (f"runs/humaneval-{model}", bench, parents, benchmark_source("humaneval", None)),
+                (f"runs/ctf-{model}", variant_bench, chosen, benchmark_source(str(variants_file), None)),
+            ):
+                summary = run_into(
+                    out / folder,
+                    engine,
+                    source_bench,
+                    subset,
+                    model,
+                    GenerationParams(max_tokens=256),
+                    source=source,
+                )
+                pair_summaries[f"{model} on {source_bench.name}"] = summary
+                run_dirs.append(out / folder)
+    out_console.print(summary_table("originals and their counterfactuals", pair_summaries))
+    write_report(run_dirs, out / "report.html", markdown=out / "report.md", workers=workers)
 
 
 def main(argv: list[str] | None = None) -> None:

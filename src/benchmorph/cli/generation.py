@@ -25,9 +25,10 @@ from benchmorph.cli.shared import (
 )
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem
-from benchmorph.data.registry import load_benchmark
+from benchmorph.data.registry import Benchmark, load_benchmark
 from benchmorph.data.samples import write_samples
 from benchmorph.evaluation.manifest import write_manifest
+from benchmorph.execution.engine import Engine
 from benchmorph.models import GenerationParams, GenerationReport, LLMCache, RetryPolicy, parse_spec
 from benchmorph.models.generate import generate as generate_samples
 
@@ -205,18 +206,51 @@ def run(
     """Generate samples with a model, then evaluate them: samples.jsonl, results.jsonl, summary.json."""
     bench = load_benchmark(benchmark, data)
     problems = select_problems(bench.problems, limit, tasks)
-    spec = parse_spec(model)
     params, policy = generation_options(n, temperature, top_p, max_tokens, seed, timeout, retries, backoff)
     out_dir = out or Path("benchmorph-out") / f"run-{bench.name}-{safe_name(model)}"
     engine = make_engine(workers, min_time_limit, time_factor)
+    summary = run_into(
+        out_dir,
+        engine,
+        bench,
+        problems,
+        model,
+        params,
+        source=benchmark_source(benchmark, data),
+        concurrency=concurrency,
+        policy=policy,
+        api_key_env=api_key_env,
+        use_cache=cache,
+        cache_path=cache_path,
+    )
+    out_console.print(summary_table(f"{bench.name}: {model}", {model: summary}))
+    out_console.print(f"run: {out_dir} (samples.jsonl, results.jsonl, summary.json, manifest.json)")
+
+
+def run_into(
+    out_dir: Path,
+    engine: Engine,
+    bench: Benchmark,
+    problems: Sequence[Problem],
+    model: str,
+    params: GenerationParams,
+    *,
+    source: dict[str, str | None],
+    concurrency: int | None = None,
+    policy: RetryPolicy | None = None,
+    api_key_env: str | None = None,
+    use_cache: bool = True,
+    cache_path: Path | None = None,
+) -> dict:
+    """A run directory: samples, verdicts, summary and the manifest that reports pair runs by."""
     report = run_generation(
         problems,
         model,
         params,
         concurrency=concurrency,
-        policy=policy,
+        policy=policy or RetryPolicy(),
         api_key_env=api_key_env,
-        use_cache=cache,
+        use_cache=use_cache,
         cache_path=cache_path,
     )
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -226,13 +260,12 @@ def run(
         out_dir,
         benchmark=bench.name,
         problems=problems,
-        model=spec.text,
+        model=parse_spec(model).text,
         params=params.model_dump(),
         generation={"requests": report.requests, "cached": report.cached, "errors": report.errors},
-        source=benchmark_source(benchmark, data),
+        source=source,
     )
-    out_console.print(summary_table(f"{bench.name}: {model}", {model: summary}))
-    out_console.print(f"run: {out_dir} (samples.jsonl, results.jsonl, summary.json, manifest.json)")
+    return summary
 
 
 def benchmark_source(benchmark: str, data: Path | None) -> dict[str, str | None]:

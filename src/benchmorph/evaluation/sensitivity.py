@@ -9,7 +9,7 @@ against the *parent* problems, so this analysis executes code too.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -97,11 +97,21 @@ def answered_original_verdicts(
     }
 
 
-def sensitivity(original_run: RunDir, variant_run: RunDir, engine: Engine) -> Sensitivity:
-    """Paired comparison of one model on originals and their variants (runs from `benchmorph run`)."""
+def sensitivity(
+    original_run: RunDir, variant_run: RunDir, engine: Engine, only: Collection[str] | None = None
+) -> Sensitivity:
+    """Paired comparison of one model on originals and their variants (runs from `benchmorph run`).
+
+    ``only`` restricts it to some variant ids: reports split one variant run
+    into families (ctf, robust, each EvoEval type) this way.
+    """
     original = _passes(original_run.verdicts)
     variant = _passes(variant_run.verdicts)
-    pairs = [(vid, pid) for vid, pid in variant_run.parent_ids.items() if vid in variant and pid in original]
+    pairs = [
+        (vid, pid)
+        for vid, pid in variant_run.parent_ids.items()
+        if vid in variant and pid in original and (only is None or vid in only)
+    ]
     if not pairs:
         raise InputError("no variant in this run has its parent in the original run", path=variant_run.path)
     failing = {(vid, index) for vid, _ in pairs for index, ok in variant[vid].items() if not ok}

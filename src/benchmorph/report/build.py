@@ -1,0 +1,100 @@
+"""Everything one report shows, built once from run directories and written to report.json."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmorph import __version__
+from benchmorph.evaluation.rundir import RunDir, load_run
+from benchmorph.execution.engine import Engine
+from benchmorph.report.analysis import (
+    FamilyRow,
+    LeaderboardRow,
+    ProblemRow,
+    RankingChange,
+    family_rows,
+    leaderboard,
+    pairings,
+    problem_rows,
+    ranking_changes,
+    run_labels,
+)
+from benchmorph.report.details import ProblemDetail, problem_details
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Report:
+    created: str
+    runs: list[dict[str, Any]]
+    leaderboard: list[LeaderboardRow]
+    families: list[FamilyRow]
+    rankings: list[RankingChange]
+    problems: list[ProblemRow]
+    details: list[ProblemDetail] = field(default_factory=list)
+
+    @property
+    def models(self) -> list[str]:
+        """Every model name the per-problem view shows, in a stable order."""
+        return sorted({model for row in self.problems for model in row.outcomes})
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["schema_version"] = SCHEMA_VERSION
+        data["benchmorph"] = __version__
+        data["models"] = self.models
+        for row, problem in zip(data["problems"], self.problems, strict=True):
+            row["pass_original"] = problem.passing("original")
+            row["pass_variant"] = problem.passing("variant")
+            row["pass_both"] = problem.passing_both()
+        return data
+
+
+def build_report(runs: Sequence[RunDir | str | Path], engine: Engine) -> Report:
+    """Pair runs by model and parent ids, then compute every table.
+
+    The engine is needed because answered-the-original counts run failed
+    variant samples against their parent problems.
+
+    >>> from benchmorph.execution import Engine
+    >>> with Engine() as engine:  # doctest: +SKIP
+    ...     report = build_report(["he-reference", "v-reference"], engine)
+    """
+    loaded = [run if isinstance(run, RunDir) else load_run(run) for run in runs]
+    labels = run_labels(loaded)
+    pairs = pairings(loaded)
+    families, outcomes = family_rows(pairs, engine)
+    originals = [run for run in loaded if not run.parent_ids]
+    problems = problem_rows(pairs, outcomes, originals)
+    return Report(
+        created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        runs=[
+            {
+                "label": labels[str(run.path)],
+                "path": str(run.path),
+                "model": run.model,
+                "benchmark": run.benchmark,
+                "variants": bool(run.parent_ids),
+                "verdicts": len(run.verdicts),
+            }
+            for run in loaded
+        ],
+        leaderboard=leaderboard(loaded),
+        families=families,
+        rankings=ranking_changes(families),
+        problems=problems,
+        details=problem_details(problems, pairs, originals, labels),
+    )
+
+
+def write_json(report: Report, path: str | Path) -> Path:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(report.to_json(), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    return target

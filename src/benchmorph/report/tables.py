@@ -1,0 +1,210 @@
+"""The report's tables as rows of raw values with one formatter per column.
+
+Markdown and HTML print ``cell_text`` of the same values and CSV writes the
+raw values, so a number can only differ between exports by its rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmorph.report.analysis import MAJORITY, ModelOutcome
+from benchmorph.report.build import Report
+
+
+@dataclass
+class Column:
+    key: str
+    title: str
+    kind: str = "text"  # text | int | rate | signed | percent | interval | outcome | tau
+
+
+@dataclass
+class Table:
+    name: str  # file stem for CSV, element id in HTML
+    title: str
+    columns: list[Column]
+    rows: list[list[Any]] = field(default_factory=list)
+    row_ids: list[str] = field(default_factory=list)  # per-problem rows link to their drill-down
+
+
+def _mark(value: float | None) -> str:
+    if value is None:
+        return "·"
+    if value in (0.0, 1.0):
+        return "✓" if value >= MAJORITY else "✗"
+    return f"{value:.2f}"
+
+
+def cell_text(value: Any, kind: str) -> str:
+    """How every export prints one value."""
+    if value is None:
+        return "-"
+    if kind == "rate":
+        return f"{value:.3f}"
+    if kind == "signed":
+        return f"{value:+.3f}"
+    if kind == "percent":
+        return f"{value:.1%}"
+    if kind == "tau":
+        return f"{value:+.3f}"
+    if kind == "interval":
+        low, high = value
+        return f"[{low:.3f}, {high:.3f}]"
+    if kind == "outcome":
+        return (
+            f"{_mark(value.original)}→{_mark(value.variant)}"
+            if value.variant is not None
+            else _mark(value.original)
+        )
+    return str(value)
+
+
+def sort_value(value: Any, kind: str) -> float | str:
+    """What a sortable column orders by: the number, not its text."""
+    if value is None:
+        return float("-inf")
+    if kind == "interval":
+        return float(value[0])
+    if kind == "outcome":
+        return (value.original or 0.0) + 2 * (value.variant or 0.0)
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float):
+        return float(value)
+    return str(value)
+
+
+def leaderboard_table(report: Report) -> Table:
+    ks = sorted({k for row in report.leaderboard for k in row.pass_at_k}, key=lambda k: int(k.split("@")[1]))
+    columns = [
+        Column("model", "model"),
+        Column("benchmark", "benchmark"),
+        Column("problems", "problems", "int"),
+        Column("samples_per_problem", "n", "int"),
+        Column("pass_at_1", "pass@1", "rate"),
+        Column("ci", "95% CI", "interval"),
+        *[Column(k, k, "rate") for k in ks],
+    ]
+    table = Table("leaderboard", "Leaderboard", columns)
+    for row in report.leaderboard:
+        values = [
+            row.model,
+            row.benchmark,
+            row.problems,
+            row.samples_per_problem,
+            row.pass_at_1,
+            (row.ci_low, row.ci_high),
+        ]
+        table.rows.append(values + [row.pass_at_k.get(k) for k in ks])
+    return table
+
+
+def family_table(report: Report) -> Table:
+    columns = [
+        Column("model", "model"),
+        Column("family", "family"),
+        Column("variant_benchmark", "variants"),
+        Column("pairs", "pairs", "int"),
+        Column("pass_original", "pass@1 original", "rate"),
+        Column("pass_variant", "pass@1 variant", "rate"),
+        Column("drop", "drop", "signed"),
+        Column("drop_ci", "drop 95% CI", "interval"),
+        Column("relative_drop", "relative drop", "percent"),
+        Column("both", "both", "int"),
+        Column("original_only", "original only", "int"),
+        Column("variant_only", "variant only", "int"),
+        Column("neither", "neither", "int"),
+        Column("answered_original", "answered original", "int"),
+        Column("variant_failures", "variant failures", "int"),
+    ]
+    table = Table("families", "Originals vs variants, per model and family", columns)
+    for row in report.families:
+        table.rows.append(
+            [
+                row.model,
+                row.family,
+                row.variant_benchmark,
+                row.pairs,
+                row.pass_original,
+                row.pass_variant,
+                row.drop,
+                (row.drop_ci_low, row.drop_ci_high),
+                row.relative_drop,
+                row.both,
+                row.original_only,
+                row.variant_only,
+                row.neither,
+                row.answered_original,
+                row.variant_failures,
+            ]
+        )
+    return table
+
+
+def ranking_table(report: Report) -> Table:
+    columns = [
+        Column("family", "family"),
+        Column("variant_benchmark", "variants"),
+        Column("kendall_tau", "Kendall tau", "tau"),
+        Column("model", "model"),
+        Column("rank_original", "rank original", "int"),
+        Column("rank_variant", "rank variant", "int"),
+        Column("places", "places moved", "int"),
+    ]
+    table = Table("rankings", "Ranking change from originals to variants", columns)
+    for change in report.rankings:
+        for move in change.moves:
+            table.rows.append(
+                [
+                    change.family,
+                    change.variant_benchmark,
+                    change.kendall_tau,
+                    move.model,
+                    move.rank_original,
+                    move.rank_variant,
+                    move.places,
+                ]
+            )
+    return table
+
+
+def problem_table(report: Report) -> Table:
+    models = report.models
+    columns = [
+        Column("id", "problem"),
+        Column("family", "family"),
+        Column("pass_original", "pass original", "int"),
+        Column("pass_variant", "pass variant", "int"),
+        Column("pass_both", "pass both", "int"),
+        *[Column(f"model:{model}", model, "outcome") for model in models],
+    ]
+    table = Table("problems", "Per problem: original → variant for each model", columns)
+    for row in report.problems:
+        outcomes: list[ModelOutcome | None] = [row.outcomes.get(model) for model in models]
+        table.rows.append(
+            [
+                row.id,
+                row.family,
+                len(row.passing("original")),
+                len(row.passing("variant")),
+                len(row.passing_both()),
+                *outcomes,
+            ]
+        )
+        table.row_ids.append(row.id)
+    return table
+
+
+def all_tables(report: Report) -> list[Table]:
+    tables = [leaderboard_table(report), family_table(report), ranking_table(report), problem_table(report)]
+    return [table for table in tables if table.rows]
+
+
+def text_rows(table: Table) -> Sequence[list[str]]:
+    return [
+        [cell_text(value, column.kind) for value, column in zip(row, table.columns, strict=True)]
+        for row in table.rows
+    ]
