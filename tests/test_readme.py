@@ -28,7 +28,7 @@ def test_readme_models_example_runs(tmp_path: Path) -> None:
 
 
 def test_readme_python_example_runs(tmp_path: Path) -> None:
-    code = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[1]
+    code = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[2]
     env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache")}
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
@@ -45,3 +45,19 @@ def test_readme_starts_with_the_two_setup_commands() -> None:
     commands = [line for line in block.group(1).splitlines() if line.strip()]
     assert commands == ["bash scripts/install.sh && benchmorph demo", "python3 -m pytest -q"]
     assert "python3 -m pytest -q" in (README.parent / ".ci" / "run").read_text()
+
+
+def test_readme_report_example_runs(tmp_path: Path) -> None:
+    import shutil
+
+    from synthetic_runs import make_runs
+
+    original, variant = make_runs(tmp_path / "data", problems=4, models=1)
+    (tmp_path / "runs").mkdir()
+    shutil.move(original, tmp_path / "runs" / "orig")
+    shutil.move(variant, tmp_path / "runs" / "ctf")
+    result = run_example(1, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "model-00 ctf" in result.stdout and "# benchmorph report" in result.stdout
+    for name in ("report.html", "report.json", "tables/families.csv"):
+        assert (tmp_path / name).exists(), name
