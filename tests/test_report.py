@@ -109,3 +109,19 @@ def test_report_refuses_bad_run_folders_with_one_line(tmp_path: Path) -> None:
     gone = run_cli("report", *map(str, runs), cache=tmp_path / "cache", cwd=tmp_path)
     assert gone.returncode == 2 and "Traceback" not in gone.stderr
     assert "synth-ctf.jsonl" in gone.stderr
+
+
+def test_report_of_original_runs_only_has_leaderboard_problems_and_run_chart(tmp_path: Path) -> None:
+    from benchmorph.report import render_html
+    from benchmorph.report.tables import all_tables
+
+    originals = make_runs(tmp_path, problems=5, models=2)[0::2]
+    with Engine(workers=1) as engine:
+        report = build_report(originals, engine)
+    assert report.families == [] and report.rankings == [] and len(report.problems) == 5
+    tables = {table.name: table for table in all_tables(report)}
+    assert set(tables) == {"leaderboard", "problems"}
+    assert tables["problems"].title == "Per problem: which models pass"
+    html = render_html(report)
+    assert 'id="data-bar-run-0"' in html and 'id="data-bar-run-1"' in html
+    assert all(detail.variant_prompt is None and detail.original_prompt for detail in report.details)

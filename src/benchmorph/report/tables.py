@@ -173,6 +173,8 @@ def ranking_table(report: Report) -> Table:
 
 def problem_table(report: Report) -> Table:
     models = report.models
+    if not any(row.parent_id for row in report.problems):
+        return _original_problem_table(report, models)
     columns = [
         Column("id", "problem"),
         Column("family", "family"),
@@ -194,6 +196,22 @@ def problem_table(report: Report) -> Table:
                 *outcomes,
             ]
         )
+        table.row_ids.append(row.id)
+    return table
+
+
+def _original_problem_table(report: Report, models: list[str]) -> Table:
+    """Without variant runs there is one side only: which models pass each problem."""
+    columns = [
+        Column("id", "problem"),
+        Column("family", "benchmark"),
+        Column("pass_original", "models passing", "int"),
+        *[Column(f"model:{model}", model, "outcome") for model in models],
+    ]
+    table = Table("problems", "Per problem: which models pass", columns)
+    for row in report.problems:
+        outcomes: list[ModelOutcome | None] = [row.outcomes.get(model) for model in models]
+        table.rows.append([row.id, row.family, len(row.passing("original")), *outcomes])
         table.row_ids.append(row.id)
     return table
 
