@@ -125,3 +125,22 @@ def test_report_of_original_runs_only_has_leaderboard_problems_and_run_chart(tmp
     html = render_html(report)
     assert 'id="data-bar-run-0"' in html and 'id="data-bar-run-1"' in html
     assert all(detail.variant_prompt is None and detail.original_prompt for detail in report.details)
+
+
+def test_two_variant_files_of_one_family_for_one_model_are_both_reported(tmp_path: Path) -> None:
+    original, variant = make_runs(tmp_path, problems=4, models=1)
+
+    def renamed(text: str) -> str:
+        return text.replace("ctf-0", "ctf-1").replace("synth-ctf", "synth-ctf2")
+
+    (tmp_path / "synth-ctf2.jsonl").write_text(renamed((tmp_path / "synth-ctf.jsonl").read_text()))
+    second = tmp_path / "ctf2-model-00"
+    second.mkdir()
+    for name in ("samples.jsonl", "results.jsonl", "summary.json", "manifest.json"):
+        (second / name).write_text(renamed((variant / name).read_text()))
+    with Engine(workers=1) as engine:
+        report = build_report([original, variant, second], engine)
+    assert sorted(row.variant_benchmark for row in report.families) == ["synth-ctf", "synth-ctf2"]
+    ids = [row.id for row in report.problems]
+    assert len(ids) == 8 and {i.rsplit("/", 1)[1] for i in ids} == {"ctf-0", "ctf-1"}
+    assert all("model-00" in row.outcomes for row in report.problems)

@@ -69,6 +69,8 @@ def test_demo_report_renders_charts_tables_and_drilldown_offline(demo_run: DemoR
         # `original` answers the variant with the parent's code: its failing test is shown, expected vs got.
         failure = page.locator("#detail-attempts .attempt[data-model='original'] .failure").inner_text()
         assert "expected" in failure and "got" in failure
+        # The embedded model answers by completion: its raw answer is there to compare with the code run.
+        assert page.locator("#detail-attempts .attempt[data-model='local'] details.raw").count() == 2
         shot = keep_screenshot(page, "report-demo.png", demo_run.out)
         assert shot.stat().st_size > 20_000 and visit.external_requests() == []
 

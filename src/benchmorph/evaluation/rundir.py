@@ -20,6 +20,7 @@ class RunSample:
     task_id: str
     index: int
     code: str
+    raw: str | None = None  # the model's answer before sanitizing, where it differs
 
 
 @dataclass
@@ -89,6 +90,7 @@ def load_run(path: str | Path) -> RunDir:
         for line, row in read_jsonl(samples_file):
             task_id = require(row, "task_id", str, path=samples_file, line=line)
             code = require(row, "solution", str, path=samples_file, line=line)
-            samples.append(RunSample(task_id, counts[task_id], code))
+            raw = row.get("raw") if isinstance(row.get("raw"), str) else None
+            samples.append(RunSample(task_id, counts[task_id], code, raw))
             counts[task_id] += 1
     return RunDir(root, manifest, summary, verdicts, samples)

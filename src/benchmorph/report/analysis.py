@@ -187,7 +187,11 @@ def pairings(runs: Sequence[RunDir]) -> list[Pairing]:
 def family_rows(
     pairs: Sequence[Pairing], engine: Engine
 ) -> tuple[list[FamilyRow], dict[tuple[str, str], list[PairOutcome]]]:
-    """Original vs variant per (model, family), and the per-variant outcomes behind each row."""
+    """Original vs variant per (model, family), and the per-variant outcomes behind each row.
+
+    The outcomes are keyed by (variant run path, family): one model may have
+    run two variant files whose variants share a family.
+    """
     rows = []
     outcomes: dict[tuple[str, str], list[PairOutcome]] = {}
     for pairing in pairs:
@@ -202,7 +206,7 @@ def family_rows(
             interval = bootstrap_paired_difference(
                 [o.pass_original for o in result.per_problem], [o.pass_variant for o in result.per_problem]
             )
-            outcomes[(pairing.model, family)] = result.per_problem
+            outcomes[(str(pairing.variant.path), family)] = result.per_problem
             rows.append(
                 FamilyRow(
                     model=pairing.model,
@@ -266,11 +270,11 @@ def problem_rows(
     """Per variant: each model's pass rate on it and on its parent; with no variants, per original problem."""
     rows: dict[str, ProblemRow] = {}
     for pairing in pairs:
-        for vid, family in pairing.families.items():
-            for outcome in outcomes.get((pairing.model, family), []):
-                if outcome.variant_id != vid:
-                    continue
-                row = rows.setdefault(vid, ProblemRow(vid, outcome.parent_id, family))
+        for family in sorted(set(pairing.families.values())):
+            for outcome in outcomes.get((str(pairing.variant.path), family), []):
+                row = rows.setdefault(
+                    outcome.variant_id, ProblemRow(outcome.variant_id, outcome.parent_id, family)
+                )
                 row.outcomes[pairing.model] = ModelOutcome(
                     outcome.pass_original, outcome.pass_variant, outcome.answered_original
                 )

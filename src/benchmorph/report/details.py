@@ -26,6 +26,7 @@ class Attempt:
     status: str
     code: str
     failure: str | None = None  # the first failing test: input, expected vs actual (or the error)
+    raw: str | None = None  # the answer before sanitizing, when it differs from the code
 
 
 @dataclass
@@ -91,7 +92,7 @@ class _RunView:
     """Sample 0 and its verdict per task of one run, and the run's problems."""
 
     def __init__(self, run: RunDir) -> None:
-        self.codes = {s.task_id: s.code for s in run.samples if s.index == 0}
+        self.samples = {s.task_id: s for s in run.samples if s.index == 0}
         self.verdicts = {v.task_id: v for v in run.verdicts if v.index == 0}
         self.problems = run.problems()
 
@@ -99,8 +100,12 @@ class _RunView:
         verdict = self.verdicts.get(task)
         if verdict is None:
             return None
+        sample = self.samples.get(task)
         return Attempt(
-            verdict.status, self.codes.get(task, ""), describe_failure(verdict, self.problems.get(task))
+            verdict.status,
+            sample.code if sample else "",
+            describe_failure(verdict, self.problems.get(task)),
+            sample.raw if sample and sample.raw != sample.code else None,
         )
 
 

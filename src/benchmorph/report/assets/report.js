@@ -70,6 +70,12 @@
     if (attempt) {
       if (attempt.failure) { box.appendChild(el("div", "failure", attempt.failure)); }
       box.appendChild(el("pre", "code", attempt.code || "(no code)"));
+      if (attempt.raw) {
+        var raw = el("details", "raw");
+        raw.appendChild(el("summary", null, "the model's answer before sanitizing"));
+        raw.appendChild(el("pre", "raw-answer", attempt.raw));
+        box.appendChild(raw);
+      }
     }
     return box;
   }
