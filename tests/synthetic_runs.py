@@ -45,7 +45,7 @@ def _variant(parent: Problem, i: int) -> Variant:
     )
 
 
-def _verdict(task: str, ok: bool, entry: str) -> dict:
+def _verdict(task: str, ok: bool) -> dict:
     tests = [{"index": 0, "status": "pass" if ok else "fail", "diff": None if ok else "expected 3, got 5"}]
     return {
         "task_id": task,
@@ -71,7 +71,7 @@ def _write_run(
             handle.write(json.dumps({"task_id": task, "solution": code}) + "\n")
     with (root / "results.jsonl").open("w") as handle:
         for task, _, ok in rows:
-            handle.write(json.dumps(_verdict(task, ok, "")) + "\n")
+            handle.write(json.dumps(_verdict(task, ok)) + "\n")
     passed = sum(ok for _, _, ok in rows)
     (root / "summary.json").write_text(json.dumps({"pass@1": passed / len(rows), "n_problems": len(rows)}))
     manifest = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +19,7 @@ from benchmorph import __version__
 from benchmorph.data.jsonl import write_jsonl
 from benchmorph.data.models import Problem, Sample, TestResult, Verdict
 from benchmorph.evaluation.checkpoint import VerdictStore
-from benchmorph.evaluation.passk import pass_at_k_table
+from benchmorph.evaluation.passk import pass_at_k_table, sample_counts
 from benchmorph.execution.engine import Engine, Job
 
 Progress = Callable[[int], None]
@@ -100,11 +100,8 @@ def summarize(
     benchmark: str, samples: Sequence[Sample], verdicts: Sequence[Verdict], isolation: str
 ) -> dict[str, Any]:
     """Scores over the tasks that have samples: pass@k for every k up to the smallest sample count."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for verdict in verdicts:
-        counts[verdict.task_id][0] += 1
-        counts[verdict.task_id][1] += verdict.ok
-    table = pass_at_k_table({task: (n, c) for task, (n, c) in counts.items()})
+    counts = sample_counts(verdicts)
+    table = pass_at_k_table(counts)
     statuses = Counter(verdict.status for verdict in verdicts)
     summary: dict[str, Any] = {
         "benchmark": benchmark,

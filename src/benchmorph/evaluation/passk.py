@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from math import comb
+
+from benchmorph.data.models import Verdict
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -13,6 +16,15 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def sample_counts(verdicts: Sequence[Verdict]) -> dict[str, tuple[int, int]]:
+    """Task id -> (samples, passing samples): what :func:`pass_at_k_table` averages over."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for verdict in verdicts:
+        counts[verdict.task_id][0] += 1
+        counts[verdict.task_id][1] += int(verdict.ok)
+    return {task: (total, correct) for task, (total, correct) in counts.items()}
 
 
 def pass_at_k_table(

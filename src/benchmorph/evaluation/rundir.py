@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ class RunDir:
     summary: dict[str, Any]
     verdicts: list[Verdict]
     samples: list[RunSample]
+    _problems: dict[str, Problem] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def model(self) -> str:
@@ -45,7 +46,9 @@ class RunDir:
         return dict(self.manifest.get("parent_ids") or {})
 
     def problems(self) -> dict[str, Problem]:
-        """The run's problems, loaded again the way the run loaded them."""
+        """The run's problems, loaded again the way the run loaded them (once per RunDir)."""
+        if self._problems is not None:
+            return self._problems
         source = self.manifest.get("source") or {}
         if not source.get("benchmark"):
             raise InputError(
@@ -53,7 +56,8 @@ class RunDir:
                 path=self.path / MANIFEST,
                 field="source",
             )
-        return load_benchmark(source["benchmark"], source.get("data")).by_id()
+        self._problems = load_benchmark(source["benchmark"], source.get("data")).by_id()
+        return self._problems
 
 
 def _read_json(path: Path) -> dict[str, Any]:

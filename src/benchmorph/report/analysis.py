@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from benchmorph.data.models import Variant, Verdict
-from benchmorph.evaluation.passk import pass_at_k_table
+from benchmorph.evaluation.passk import pass_at_k_table, sample_counts
 from benchmorph.evaluation.rundir import RunDir
-from benchmorph.evaluation.sensitivity import PairOutcome, pair_runs, sensitivity
+from benchmorph.evaluation.sensitivity import PairOutcome, Sensitivity, pair_runs, sensitivity
 from benchmorph.execution.engine import Engine
 from benchmorph.report.stats import bootstrap_mean, bootstrap_paired_difference, kendall_tau, ranks
 
@@ -59,6 +59,13 @@ class FamilyRow:
     answered_original: int
 
 
+# FamilyRow's numbers that `sensitivity` computes; `model` is not among them
+# because the report names a model by its run label.
+_FROM_SENSITIVITY = tuple(
+    f.name for f in fields(FamilyRow) if f.name in {g.name for g in fields(Sensitivity)} and f.name != "model"
+)
+
+
 @dataclass
 class RankMove:
     model: str
@@ -84,6 +91,11 @@ class ModelOutcome:
     variant: float | None
     answered_original: int = 0
 
+    def passes(self, side: str) -> bool:
+        """Whether most samples pass on ``side`` ("original" or "variant"); False where it was not run."""
+        value = getattr(self, side)
+        return value is not None and value >= MAJORITY
+
 
 @dataclass
 class ProblemRow:
@@ -93,11 +105,7 @@ class ProblemRow:
     outcomes: dict[str, ModelOutcome] = field(default_factory=dict)
 
     def passing(self, side: str) -> list[str]:
-        return [
-            model
-            for model, outcome in self.outcomes.items()
-            if (getattr(outcome, side) or 0.0) >= MAJORITY and getattr(outcome, side) is not None
-        ]
+        return [model for model, outcome in self.outcomes.items() if outcome.passes(side)]
 
     def passing_both(self) -> list[str]:
         variant = set(self.passing("variant"))
@@ -128,15 +136,6 @@ def run_labels(runs: Sequence[RunDir]) -> dict[str, str]:
 def pass_fractions(verdicts: Sequence[Verdict]) -> dict[str, float]:
     counts = sample_counts(verdicts)
     return {task: correct / total for task, (total, correct) in counts.items()}
-
-
-def sample_counts(verdicts: Sequence[Verdict]) -> dict[str, tuple[int, int]]:
-    """Task id -> (samples, passing samples)."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for verdict in verdicts:
-        counts[verdict.task_id][0] += 1
-        counts[verdict.task_id][1] += int(verdict.ok)
-    return {task: (total, correct) for task, (total, correct) in counts.items()}
 
 
 def leaderboard(runs: Sequence[RunDir]) -> list[LeaderboardRow]:
@@ -195,37 +194,29 @@ def family_rows(
     rows = []
     outcomes: dict[tuple[str, str], list[PairOutcome]] = {}
     for pairing in pairs:
+        judged_variants = {v.task_id for v in pairing.variant.verdicts}
+        judged_originals = {v.task_id for v in pairing.original.verdicts}
         by_family: dict[str, set[str]] = defaultdict(set)
         for vid, family in pairing.families.items():
-            by_family[family].add(vid)
+            # Only variants that `sensitivity` can pair: judged, with their parent judged too.
+            if vid in judged_variants and pairing.variant.parent_ids[vid] in judged_originals:
+                by_family[family].add(vid)
         for family, ids in sorted(by_family.items()):
-            verdict_ids = {v.task_id for v in pairing.variant.verdicts}
-            if not ids & verdict_ids:
-                continue
             result = sensitivity(pairing.original, pairing.variant, engine, only=ids)
             interval = bootstrap_paired_difference(
                 [o.pass_original for o in result.per_problem], [o.pass_variant for o in result.per_problem]
             )
             outcomes[(str(pairing.variant.path), family)] = result.per_problem
+            shared = {name: getattr(result, name) for name in _FROM_SENSITIVITY}
             rows.append(
                 FamilyRow(
                     model=pairing.model,
                     family=family,
                     original_benchmark=pairing.original.benchmark,
                     variant_benchmark=pairing.variant.benchmark,
-                    pairs=result.pairs,
-                    pass_original=result.pass_original,
-                    pass_variant=result.pass_variant,
-                    drop=result.drop,
                     drop_ci_low=interval.low,
                     drop_ci_high=interval.high,
-                    relative_drop=result.relative_drop,
-                    both=result.both,
-                    original_only=result.original_only,
-                    variant_only=result.variant_only,
-                    neither=result.neither,
-                    variant_failures=result.variant_failures,
-                    answered_original=result.answered_original,
+                    **shared,
                 )
             )
     return rows, outcomes
@@ -306,7 +297,6 @@ __all__ = [
     "ProblemRow",
     "RankMove",
     "RankingChange",
-    "bootstrap_mean",
     "family_rows",
     "leaderboard",
     "pairings",

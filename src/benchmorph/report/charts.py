@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 import matplotlib
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from benchmorph.report.analysis import FamilyRow, LeaderboardRow
@@ -34,6 +35,13 @@ def _svg(figure: Figure, salt: str) -> str:
 
 def _figure(items: int, height: float = 3.6) -> Figure:
     return Figure(figsize=(max(5.5, min(14.0, 1.0 + 0.55 * items)), height), dpi=96)
+
+
+def _rate_axis(axes: Axes, positions: list[int], labels: list[str]) -> None:
+    """Bar positions labelled (slanted once there are many) under a 0..1 pass-rate scale."""
+    crowded = len(labels) > 4
+    axes.set_xticks(positions, labels, rotation=30 if crowded else 0, ha="right" if crowded else "center")
+    axes.set_ylim(0, 1.05)
 
 
 def _label(row: FamilyRow, families: int) -> str:
@@ -60,13 +68,7 @@ def grouped_bars(rows: Sequence[FamilyRow]) -> str:
         )
         for index, bar in enumerate(bars):
             bar.set_gid(f"data-bar-{name}-{index}")
-    axes.set_xticks(
-        positions,
-        [_label(row, families) for row in rows],
-        rotation=30 if len(rows) > 4 else 0,
-        ha="right" if len(rows) > 4 else "center",
-    )
-    axes.set_ylim(0, 1.05)
+    _rate_axis(axes, positions, [_label(row, families) for row in rows])
     axes.set_ylabel("pass@1")
     axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     axes.spines[["top", "right"]].set_visible(False)
@@ -141,13 +143,7 @@ def leaderboard_bars(rows: Sequence[LeaderboardRow]) -> str:
     )
     for index, bar in enumerate(bars):
         bar.set_gid(f"data-bar-run-{index}")
-    axes.set_xticks(
-        positions,
-        [f"{row.model}\n{row.benchmark}" for row in rows],
-        rotation=30 if len(rows) > 4 else 0,
-        ha="right" if len(rows) > 4 else "center",
-    )
-    axes.set_ylim(0, 1.05)
+    _rate_axis(axes, positions, [f"{row.model}\n{row.benchmark}" for row in rows])
     axes.set_ylabel("pass@1")
     axes.spines[["top", "right"]].set_visible(False)
     return _svg(figure, "bars")

@@ -128,7 +128,7 @@ def problem_details(
     details = []
     for row in rows:
         if row.parent_id is None:  # no variants: original problems only
-            runs = [run for run in originals if any(v.task_id == row.id for v in run.verdicts)]
+            runs = [run for run in originals if row.id in view(run).verdicts]
             prompt = next(
                 (view(run).problems[row.id].prompt for run in runs if row.id in view(run).problems), None
             )

@@ -16,6 +16,7 @@ import jinja2
 
 from benchmorph import __version__
 from benchmorph.report import charts
+from benchmorph.report.analysis import ModelOutcome
 from benchmorph.report.build import Report
 from benchmorph.report.tables import all_tables, cell_text, sort_value
 
@@ -24,13 +25,12 @@ def _asset(name: str) -> str:
     return resources.files("benchmorph.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def _outcome_class(value: object) -> str:
-    if value is None or getattr(value, "variant", None) is None:
+def _outcome_class(value: ModelOutcome | None) -> str:
+    """The cell colour of a per-problem outcome, by the same majority rule the counts use."""
+    if value is None or value.variant is None:
         return ""
-    original = (value.original or 0.0) >= 0.5  # type: ignore[attr-defined]
-    variant = (value.variant or 0.0) >= 0.5  # type: ignore[attr-defined]
     return {(True, True): "pass-both", (True, False): "pass-original", (False, True): "pass-variant"}.get(
-        (original, variant), "pass-neither"
+        (value.passes("original"), value.passes("variant")), "pass-neither"
     )
 
 

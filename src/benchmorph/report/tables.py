@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmorph.report.analysis import MAJORITY, ModelOutcome
+from benchmorph.report.analysis import ModelOutcome
 from benchmorph.report.build import Report
 
 
@@ -34,8 +34,8 @@ def _mark(value: float | None) -> str:
     if value is None:
         return "·"
     if value in (0.0, 1.0):
-        return "✓" if value >= MAJORITY else "✗"
-    return f"{value:.2f}"
+        return "✓" if value == 1.0 else "✗"
+    return f"{value:.2f}"  # several samples, some passing
 
 
 def cell_text(value: Any, kind: str) -> str:
@@ -172,46 +172,27 @@ def ranking_table(report: Report) -> Table:
 
 
 def problem_table(report: Report) -> Table:
+    """Per problem; without variant runs there is one side only: which models pass each problem."""
     models = report.models
-    if not any(row.parent_id for row in report.problems):
-        return _original_problem_table(report, models)
-    columns = [
-        Column("id", "problem"),
-        Column("family", "family"),
-        Column("pass_original", "pass original", "int"),
-        Column("pass_variant", "pass variant", "int"),
-        Column("pass_both", "pass both", "int"),
-        *[Column(f"model:{model}", model, "outcome") for model in models],
-    ]
-    table = Table("problems", "Per problem: original → variant for each model", columns)
+    paired = any(row.parent_id for row in report.problems)
+    columns = [Column("id", "problem"), Column("family", "family" if paired else "benchmark")]
+    if paired:
+        columns += [
+            Column("pass_original", "pass original", "int"),
+            Column("pass_variant", "pass variant", "int"),
+            Column("pass_both", "pass both", "int"),
+        ]
+    else:
+        columns.append(Column("pass_original", "models passing", "int"))
+    columns += [Column(f"model:{model}", model, "outcome") for model in models]
+    title = "Per problem: original → variant for each model" if paired else "Per problem: which models pass"
+    table = Table("problems", title, columns)
     for row in report.problems:
+        counts = [len(row.passing("original"))]
+        if paired:
+            counts += [len(row.passing("variant")), len(row.passing_both())]
         outcomes: list[ModelOutcome | None] = [row.outcomes.get(model) for model in models]
-        table.rows.append(
-            [
-                row.id,
-                row.family,
-                len(row.passing("original")),
-                len(row.passing("variant")),
-                len(row.passing_both()),
-                *outcomes,
-            ]
-        )
-        table.row_ids.append(row.id)
-    return table
-
-
-def _original_problem_table(report: Report, models: list[str]) -> Table:
-    """Without variant runs there is one side only: which models pass each problem."""
-    columns = [
-        Column("id", "problem"),
-        Column("family", "benchmark"),
-        Column("pass_original", "models passing", "int"),
-        *[Column(f"model:{model}", model, "outcome") for model in models],
-    ]
-    table = Table("problems", "Per problem: which models pass", columns)
-    for row in report.problems:
-        outcomes: list[ModelOutcome | None] = [row.outcomes.get(model) for model in models]
-        table.rows.append([row.id, row.family, len(row.passing("original")), *outcomes])
+        table.rows.append([row.id, row.family, *counts, *outcomes])
         table.row_ids.append(row.id)
     return table
 
