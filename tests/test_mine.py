@@ -74,6 +74,7 @@ def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not MBPP.exists(), reason="shared EvalPlus data absent")
 def test_mined_mbpp_plus_variants_hold_up(engine: Engine) -> None:
     bench = load_benchmark("mbpp+", MBPP)
     report = mine(bench.problems, engine)
