@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# Installs what benchmorph needs on a Debian/Ubuntu machine: bubblewrap for the sandbox and
-# chromium for the report's browser tests (apt), then the package with the embedded model and
-# the test extras (pip, editable).
+# Installs what benchmorph needs on a Debian/Ubuntu machine: bubblewrap for the sandbox, chromium for
+# the report's browser tests and python3-venv (apt), then a virtualenv `.venv` in the checkout holding
+# the package with the embedded model and the test extras (pip, editable).
+#
+# A virtualenv, not the system Python: Debian 12+ and Ubuntu 23.04+ mark their Python externally
+# managed (PEP 668) and refuse `pip install` outside one. PYTHON picks the interpreter (default python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if command -v apt-get >/dev/null 2>&1; then
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bubblewrap chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bubblewrap chromium python3-venv >/dev/null
 else
-    echo "install.sh: no apt-get; install bubblewrap (and chromium for the tests) with your package manager (benchmorph falls back to rlimits only without it)" >&2
+    echo "install.sh: no apt-get; install bubblewrap (and chromium for the tests) with your package manager: benchmorph refuses to run model code without it unless told --sandbox rlimits" >&2
+fi
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "install.sh: benchmorph needs Python 3.11 or newer; $("$PYTHON" --version 2>&1) found (set PYTHON=/path/to/python3.11)" >&2
+    exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
 fi
 # llama-cpp-python compiles llama.cpp: skip its examples, tests and multimodal
 # tools (about 3 minutes on 2 cores instead of 10).
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DMTMD_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}"
-python3 -m pip install -q -e ".[test,local]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,local]"
+echo "install.sh: installed into $(pwd)/.venv (run .venv/bin/benchmorph, or activate it: source .venv/bin/activate)"

@@ -9,9 +9,10 @@ from pathlib import Path
 
 
 def run_cli(
-    *args: str, cache: Path, cwd: Path | None = None, timeout: float = 900
+    *args: str, cache: Path, cwd: Path | None = None, timeout: float = 900, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BENCHMORPH_CACHE": str(cache), "COLUMNS": "200"}
+    """``env`` adds to (or, with an empty value, blanks) the variables the test process has."""
+    env = {**os.environ, "BENCHMORPH_CACHE": str(cache), "COLUMNS": "200", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "benchmorph.cli", *args],
         capture_output=True,

@@ -43,8 +43,11 @@ def test_readme_starts_with_the_two_setup_commands() -> None:
     block = re.search(r"```bash\n(.*?)```", text, re.S)
     assert block and text.index(block.group(0)) < 40
     commands = [line for line in block.group(1).splitlines() if line.strip()]
-    assert commands == ["bash scripts/install.sh && benchmorph demo", "python3 -m pytest -q"]
-    assert "python3 -m pytest -q" in (README.parent / ".ci" / "run").read_text()
+    assert commands == [
+        "bash scripts/install.sh && .venv/bin/benchmorph demo",
+        ".venv/bin/python -m pytest -q",
+    ]
+    assert ".venv/bin/python -m pytest -q" in (README.parent / ".ci" / "run").read_text()
 
 
 def test_readme_report_example_runs(tmp_path: Path) -> None:

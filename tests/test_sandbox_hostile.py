@@ -867,13 +867,13 @@ def test_rlimits_fallback_can_import_the_rest_of_the_stdlib(tmp_path: Path) -> N
     assert verdict.status == "pass"
 
 
-def test_disabled_sandbox_warns_once_on_stderr() -> None:
+def test_chosen_rlimits_sandbox_warns_once_on_stderr() -> None:
     script = (
         "from benchmorph.execution import isolation_mode\n"
         "from benchmorph.execution.pool import WorkerPool\n"
         "print(isolation_mode()); print(isolation_mode()); print(WorkerPool(1).isolation)\n"
     )
-    env = {**os.environ, "BENCHMORPH_SANDBOX": "none"}
+    env = {**os.environ, "BENCHMORPH_SANDBOX": "rlimits"}
     result = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
     )
@@ -881,7 +881,7 @@ def test_disabled_sandbox_warns_once_on_stderr() -> None:
     assert result.stdout.split() == ["rlimits"] * 3
     warnings = [line for line in result.stderr.splitlines() if "WARNING" in line]
     assert len(warnings) == 1
-    assert "BENCHMORPH_SANDBOX" in warnings[0] and "rlimits only" in warnings[0]
+    assert "BENCHMORPH_SANDBOX" in warnings[0] and "rlimits only, as asked" in warnings[0]
 
 
 # ---------------------------------------------------- 13. a worker dies

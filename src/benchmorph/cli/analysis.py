@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from benchmorph.cli.shared import WorkersOption, app, fail, make_engine, out_console
+from benchmorph.cli.shared import SandboxOption, WorkersOption, app, fail, make_engine, out_console
 from benchmorph.evaluation.rundir import load_run
 from benchmorph.evaluation.sensitivity import pair_runs, sensitivity
 
@@ -19,13 +19,14 @@ def sensitivity_command(
     runs: Annotated[list[Path], typer.Argument(help="Run directories: originals and variants, any models.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here as JSON.")] = None,
     workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Per model: pass@1 on originals vs their variants, the paired 2x2, and answered-the-original failures."""
     loaded = [load_run(path) for path in runs]
     pairs = pair_runs(loaded)
     if not pairs:
         fail("no pair of runs of the same model where one holds variants of the other's problems")
-    with make_engine(workers, 1.0, 4.0) as engine:
+    with make_engine(workers, 1.0, 4.0, sandbox) as engine:
         results = [sensitivity(original, variant, engine) for original, variant in pairs]
     table = Table(title="detail sensitivity (original -> counterfactual)")
     for column in ("model", "variants", "pass@1 orig", "pass@1 var", "drop", "rel. drop"):

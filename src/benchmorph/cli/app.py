@@ -22,6 +22,7 @@ from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
     MinTimeOption,
+    SandboxOption,
     WorkersOption,
     app,
     console,
@@ -42,6 +43,7 @@ from benchmorph.data.samples import read_samples
 from benchmorph.evaluation.evaluate import write_evaluation
 from benchmorph.evaluation.manifest import write_manifest
 from benchmorph.evaluation.mutants import mutants
+from benchmorph.execution.sandbox import SandboxUnavailable
 from benchmorph.models import GenerationParams
 from benchmorph.morph.mine import mine
 
@@ -56,6 +58,7 @@ def evaluate(
     ],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory.")] = None,
     workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
     min_time_limit: MinTimeOption = 1.0,
     time_factor: FactorOption = 4.0,
     data: DataOption = None,
@@ -76,7 +79,7 @@ def evaluate(
     if not sample_list:
         fail(f"{samples}: no samples for any task of {bench.name}")
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
-    engine = make_engine(workers, min_time_limit, time_factor)
+    engine = make_engine(workers, min_time_limit, time_factor, sandbox)
     summary = evaluate_into(out_dir, engine, bench.name, by_id, sample_list, samples.name, resume)
     models = Counter(sample.model for sample in sample_list)
     write_manifest(
@@ -108,6 +111,7 @@ def datasets() -> None:
 def demo(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("benchmorph-out/demo"),
     workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
     broken_per_problem: Annotated[int, typer.Option(help="Mutated (broken) solutions per problem.")] = 2,
     pairs: Annotated[
         int,
@@ -119,7 +123,7 @@ def demo(
 ) -> None:
     """Offline tour: the sandbox on HumanEval, mined counterfactuals, three models on both, an HTML report."""
     bench = load_benchmark("humaneval")
-    with make_engine(workers, 1.0, 4.0) as engine:
+    with make_engine(workers, 1.0, 4.0, sandbox) as engine:
         problems = prepare(engine, bench.name, bench.problems)
         references = [Sample(task_id=p.id, code=p.reference, model="reference") for p in problems.values()]
         broken = [
@@ -164,13 +168,13 @@ def demo(
                 pair_summaries[f"{model} on {source_bench.name}"] = summary
                 run_dirs.append(out / folder)
     out_console.print(summary_table("originals and their counterfactuals", pair_summaries))
-    write_report(run_dirs, out / "report.html", markdown=out / "report.md", workers=workers)
+    write_report(run_dirs, out / "report.html", markdown=out / "report.md", workers=workers, sandbox=sandbox)
 
 
 def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
-    except InputError as exc:
+    except (InputError, SandboxUnavailable) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:

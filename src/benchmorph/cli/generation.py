@@ -14,6 +14,7 @@ from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
     MinTimeOption,
+    SandboxOption,
     WorkersOption,
     app,
     console,
@@ -200,6 +201,7 @@ def run(
     tasks: TasksOption = None,
     data: DataOption = None,
     workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
     min_time_limit: MinTimeOption = 1.0,
     time_factor: FactorOption = 4.0,
 ) -> None:
@@ -208,7 +210,7 @@ def run(
     problems = select_problems(bench.problems, limit, tasks)
     params, policy = generation_options(n, temperature, top_p, max_tokens, seed, timeout, retries, backoff)
     out_dir = out or Path("benchmorph-out") / f"run-{bench.name}-{safe_name(model)}"
-    engine = make_engine(workers, min_time_limit, time_factor)
+    engine = make_engine(workers, min_time_limit, time_factor, sandbox)
     summary = run_into(
         out_dir,
         engine,

@@ -9,7 +9,15 @@ import typer
 from rich.table import Table
 
 from benchmorph.cli.progress import progress_bar
-from benchmorph.cli.shared import DataOption, WorkersOption, app, console, make_engine, out_console
+from benchmorph.cli.shared import (
+    DataOption,
+    SandboxOption,
+    WorkersOption,
+    app,
+    console,
+    make_engine,
+    out_console,
+)
 from benchmorph.data.native import write_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.morph.mine import DEFAULT_EPSILON, mine
@@ -34,11 +42,12 @@ def mine_command(
     ] = False,
     data: DataOption = None,
     workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Counterfactual variants without an LLM: paired description/reference edits verified by execution."""
     bench = load_benchmark(benchmark, data)
     with (
-        make_engine(workers, 1.0, 4.0) as engine,
+        make_engine(workers, 1.0, 4.0, sandbox) as engine,
         progress_bar(console, f"mine {bench.name}", None) as advance,
     ):
         report = mine(bench.problems, engine, epsilon=epsilon, keep_all=keep_all, progress=advance)
@@ -105,6 +114,7 @@ def ctf_command(
     tasks: Annotated[str | None, typer.Option("--tasks")] = None,
     data: DataOption = None,
     workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Counterfactual variants with LLMs: propose, filter by D_Q, solve, label Bad/Robust/CTF, select, test."""
     from benchmorph.cli.generation import select_problems
@@ -117,7 +127,7 @@ def ctf_command(
     chosen = select_problems(bench.problems, limit, tasks)
     params = GenerationParams(temperature=temperature, max_tokens=max_tokens, seed=seed)
     policy = RetryPolicy(retries=retries, base_delay=backoff, timeout=timeout)
-    with make_engine(workers, 1.0, 4.0) as engine, LLMCache(cache_path) as cache:
+    with make_engine(workers, 1.0, 4.0, sandbox) as engine, LLMCache(cache_path) as cache:
         with progress_bar(console, f"references {bench.name}", len(chosen)) as advance:
             parents = engine.prepare(chosen, advance).problems
         console.print(

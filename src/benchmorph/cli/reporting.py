@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from benchmorph.cli.shared import WorkersOption, app, console, fail, make_engine, out_console
+from benchmorph.cli.shared import SandboxOption, WorkersOption, app, console, fail, make_engine, out_console
 from benchmorph.evaluation.rundir import load_run
 from benchmorph.report import build_report, write_csv, write_html, write_json, write_markdown
 
@@ -20,13 +20,14 @@ def write_report(
     markdown: Path | None = None,
     csv_dir: Path | None = None,
     workers: int | None = None,
+    sandbox: str | None = None,
 ) -> Path:
     """Build the report once and write every export asked for; report.json always sits beside the HTML."""
     loaded = [load_run(path) for path in runs]
     if not loaded:
         fail("name at least one run directory")
     with console.status("analysing runs (answered-the-original re-runs failed variant samples)"):
-        with make_engine(workers, 1.0, 4.0) as engine:
+        with make_engine(workers, 1.0, 4.0, sandbox) as engine:
             report = build_report(loaded, engine)
     write_html(report, html)
     json_path = write_json(report, html.with_suffix(".json"))
@@ -46,6 +47,7 @@ def report_command(
     markdown: Annotated[Path | None, typer.Option("--md", help="Also write Markdown tables here.")] = None,
     csv_dir: Annotated[Path | None, typer.Option("--csv", help="Also write one CSV per table here.")] = None,
     workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Leaderboard with CIs, originals vs variants, ranking change and a per-problem drill-down."""
-    write_report(runs, html, markdown=markdown, csv_dir=csv_dir, workers=workers)
+    write_report(runs, html, markdown=markdown, csv_dir=csv_dir, workers=workers, sandbox=sandbox)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from benchmorph.cli.shared import WorkersOption, app, make_engine, out_console
+from benchmorph.cli.shared import SandboxOption, WorkersOption, app, make_engine, out_console
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Variant
 from benchmorph.data.native import read_native, write_native
@@ -60,11 +60,12 @@ def import_command(
         Path, typer.Option("--out", "-o", help="Reviewed variants JSONL (accepted CTF variants).")
     ],
     workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Apply reviewers' labels and corrected solutions (tests re-run); write the accepted CTF variants."""
     variants = _candidates(variants_file)
     rows = read_csv(csv_path)
-    with make_engine(workers, 1.0, 4.0) as engine:
+    with make_engine(workers, 1.0, 4.0, sandbox) as engine:
         reviewed = apply_review(variants, rows, engine, csv_path)
     accepted = [v for v in reviewed if v.label == "ctf" and v.provenance.get("review_status") != "rejected"]
     write_native(out, accepted)

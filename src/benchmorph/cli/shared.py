@@ -36,6 +36,15 @@ MinTimeOption = Annotated[
 FactorOption = Annotated[
     float, typer.Option("--time-factor", help="Per-test limit = max(min, factor x reference time).")
 ]
+SandboxOption = Annotated[
+    str | None,
+    typer.Option(
+        "--sandbox",
+        help="bwrap (default: bubblewrap isolation, the run stops if it cannot start) or rlimits "
+        "(no file-system or network isolation, only by explicit choice). Default: $BENCHMORPH_SANDBOX or bwrap.",
+        show_default=False,
+    ),
+]
 DataOption = Annotated[
     Path | None,
     typer.Option("--data", help="Local data file for the benchmark (instead of the cached download)."),
@@ -85,10 +94,14 @@ def summary_table(title: str, rows: dict[str, dict]) -> Table:
     for k in ks:
         table.add_column(k, justify="right")
     table.add_column("statuses")
+    # The sandbox in force is part of every result: a weaker one must be seen where the scores are.
+    table.add_column("sandbox")
     for label, summary in rows.items():
         statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
         cells = [f"{summary[k]:.3f}" if k in summary else "-" for k in ks]
-        table.add_row(label, str(summary["n_problems"]), str(summary["n_samples"]), *cells, statuses)
+        sandbox = summary.get("isolation", "?")
+        shown = sandbox if sandbox == "bwrap" else f"[bold red]{sandbox}[/]"
+        table.add_row(label, str(summary["n_problems"]), str(summary["n_samples"]), *cells, statuses, shown)
     return table
 
 
@@ -108,10 +121,19 @@ def unparsable_warnings(samples: Sequence[Sample], shown: int = 10) -> list[str]
     return lines
 
 
-def make_engine(workers: int | None, min_time_limit: float, time_factor: float) -> Engine:
+def make_engine(
+    workers: int | None, min_time_limit: float, time_factor: float, sandbox: str | None = None
+) -> Engine:
+    """The engine for a command; the sandbox is checked now, so a command that cannot isolate stops first."""
     if min_time_limit <= 0 or time_factor <= 0:
         fail("--min-time-limit and --time-factor must be positive")
-    return Engine(workers=workers, limits=Limits(min_time_limit=min_time_limit, time_factor=time_factor))
+    engine = Engine(
+        workers=workers,
+        limits=Limits(min_time_limit=min_time_limit, time_factor=time_factor),
+        isolation=sandbox,
+    )
+    engine.check_sandbox()
+    return engine
 
 
 def evaluate_into(

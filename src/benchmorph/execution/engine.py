@@ -23,6 +23,7 @@ from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.data.paths import cache_dir
 from benchmorph.execution.limits import REFERENCE_LIMITS, Limits
 from benchmorph.execution.pool import WorkerPool
+from benchmorph.execution.sandbox import isolation_mode
 from benchmorph.execution.verdicts import build_verdict
 
 # Bump when the way references are run or measured changes: old cache entries then miss.
@@ -121,6 +122,10 @@ class Engine:
     @property
     def isolation(self) -> str:
         return self.pool.isolation
+
+    def check_sandbox(self) -> str:
+        """Start nothing yet, but make sure the requested sandbox can run here (raises SandboxUnavailable)."""
+        return isolation_mode(self._isolation)
 
     def __enter__(self) -> Engine:
         return self

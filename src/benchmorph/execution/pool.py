@@ -22,7 +22,8 @@ class WorkerPool:
         self, workers: int | None = None, isolation: str | None = None, scratch_size: int = 64 << 20
     ):
         self.size = max(1, workers or os.cpu_count() or 1)
-        self.isolation = isolation or isolation_mode()
+        # Validated even when given: 'bwrap' must really work here, or the pool refuses to start.
+        self.isolation = isolation_mode(isolation)
         self._idle: queue.Queue[WorkerProcess] = queue.Queue()
         self._all = [WorkerProcess(slot, self.isolation, scratch_size) for slot in range(self.size)]
         for worker in self._all:

@@ -31,19 +31,35 @@ VALUES_SCRIPT = Path(values_module.__file__)
 SANDBOX_ROOT = "/sandbox"
 MOUNT_DIR = "/opt/benchmorph"
 
-_warned = False
-_warn_lock = threading.Lock()
+_noticed = False
+_notice_lock = threading.Lock()
+
+SANDBOX_MODES = ("bwrap", "rlimits")
+SANDBOX_ENV = "BENCHMORPH_SANDBOX"
+OPT_OUT = (
+    f"to run model code without file-system and network isolation, say so with --sandbox rlimits "
+    f"(or {SANDBOX_ENV}=rlimits)"
+)
 
 
 class WorkerCrashed(RuntimeError):
     """The worker process died or stopped answering; the pool restarts it."""
 
 
-def warn_once(message: str) -> None:
-    global _warned
-    with _warn_lock:
-        if not _warned:
-            _warned = True
+class SandboxUnavailable(RuntimeError):
+    """The requested sandbox cannot run here; the message says why and how to fix or opt out.
+
+    Raised instead of falling back: a run that silently loses its isolation
+    runs hostile code on the host, which is worse than a run that stops.
+    """
+
+
+def notice_once(message: str) -> None:
+    """Say once per process that a weaker, explicitly chosen sandbox is in force."""
+    global _noticed
+    with _notice_lock:
+        if not _noticed:
+            _noticed = True
             print(f"benchmorph: WARNING: {message}", file=sys.stderr, flush=True)
 
 
@@ -63,13 +79,25 @@ def _data_dirs_to_hide() -> list[str]:
     return hidden
 
 
+@functools.cache
+def worker_python() -> str:
+    """The real, base interpreter that runs the stdlib-only worker.
+
+    In a virtualenv ``sys.executable`` is a link inside the venv (``/tmp/venv/bin/python3``),
+    which the sandbox does not mount; the interpreter it points to, and the prefix that
+    holds its standard library, are what the worker needs, wherever the venv lives.
+    """
+    candidates = [getattr(sys, "_base_executable", None), sys.executable]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate):
+            return os.path.realpath(candidate)
+    raise SandboxUnavailable(f"cannot find the Python interpreter behind {sys.executable}")
+
+
 def _python_roots() -> list[str]:
-    roots = {
-        sys.prefix,
-        sys.base_prefix,
-        sys.exec_prefix,
-        str(Path(os.path.realpath(sys.executable)).parent.parent),
-    }
+    """Read-only mounts for the worker's interpreter: its installation prefix and nothing of the venv."""
+    binary = Path(worker_python())
+    roots = {sys.base_prefix, sys.base_exec_prefix, str(binary.parent.parent)}
     return sorted(root for root in roots if root and Path(root).is_dir())
 
 
@@ -81,7 +109,7 @@ def _ancestors(path: str) -> list[str]:
 def bwrap_command(uid: int, scratch_size: int) -> list[str]:
     """The bubblewrap command line for one worker."""
     return bwrap_prefix(scratch_size) + [
-        sys.executable, "-s", "-B", f"{MOUNT_DIR}/worker.py", f"{MOUNT_DIR}/values.py", str(uid), SANDBOX_ROOT,
+        worker_python(), "-s", "-B", f"{MOUNT_DIR}/worker.py", f"{MOUNT_DIR}/values.py", str(uid), SANDBOX_ROOT,
         "own-ipc-namespace",  # --unshare-ipc: the worker may close System V IPC there
     ]  # fmt: skip
 
@@ -119,8 +147,9 @@ def bwrap_prefix(scratch_size: int) -> list[str]:
         "--cap-drop",
         "ALL",
     ]
-    for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN"):
-        cmd += ["--cap-add", cap]
+    if os.geteuid() == 0:
+        for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN"):
+            cmd += ["--cap-add", cap]
     for system_dir in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64"):
         if os.path.lexists(system_dir):
             if os.path.islink(system_dir):
@@ -152,31 +181,60 @@ def bwrap_prefix(scratch_size: int) -> list[str]:
 
 @functools.cache
 def bwrap_problem() -> str | None:
-    """Why bubblewrap cannot be used here, or None when it works."""
-    if os.environ.get("BENCHMORPH_SANDBOX", "").lower() in {"none", "rlimits"}:
-        return "disabled by BENCHMORPH_SANDBOX"
+    """Why bubblewrap cannot be used here, with what to do about it; None when it works."""
     if shutil.which("bwrap") is None:
-        return "bubblewrap (bwrap) is not installed"
+        return (
+            "bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: sudo apt-get install "
+            f"bubblewrap; Fedora: sudo dnf install bubblewrap), or {OPT_OUT}"
+        )
     try:
         probe = subprocess.run(
-            bwrap_prefix(scratch_size=1 << 20) + [sys.executable, "-c", "pass"],
+            bwrap_prefix(scratch_size=1 << 20) + [worker_python(), "-s", "-c", "pass"],
             capture_output=True,
             timeout=20,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"bwrap failed to start: {exc}"
+    except (OSError, subprocess.TimeoutExpired, SandboxUnavailable) as exc:
+        return f"bubblewrap could not start the sandbox ({exc}); {OPT_OUT}"
     if probe.returncode != 0:
-        return "bwrap failed: " + probe.stderr.decode(errors="replace").strip()[:200]
+        said = " ".join(probe.stderr.decode(errors="replace").split())[:300] or f"exit {probe.returncode}"
+        hint = ""
+        if "namespace" in said or "Operation not permitted" in said or "setting up uid map" in said:
+            hint = (
+                " (user namespaces may be disabled: enable them with "
+                "sysctl kernel.unprivileged_userns_clone=1, or run as root)"
+            )
+        return f"bubblewrap is installed but could not start the sandbox: {said}{hint}; {OPT_OUT}"
     return None
 
 
-def isolation_mode() -> str:
-    """'bwrap' when the full sandbox works, else 'rlimits' (and a loud warning, once per run)."""
+def requested_sandbox(requested: str | None = None) -> str:
+    """The sandbox the user asked for: the argument, else $BENCHMORPH_SANDBOX, else bwrap."""
+    source = "--sandbox"
+    if requested is None:
+        requested, source = os.environ.get(SANDBOX_ENV) or "bwrap", SANDBOX_ENV
+    mode = requested.strip().lower()
+    if mode not in SANDBOX_MODES:
+        raise SandboxUnavailable(f"{source}={requested!r}: expected one of {', '.join(SANDBOX_MODES)}")
+    return mode
+
+
+def isolation_mode(requested: str | None = None) -> str:
+    """The isolation a pool will use: 'bwrap', or 'rlimits' only when asked for by name.
+
+    Never falls back: when bubblewrap is wanted and cannot run, raises
+    ``SandboxUnavailable`` with the reason and the two ways out.
+    """
+    mode = requested_sandbox(requested)
+    if mode == "rlimits":
+        notice_once(
+            "sandbox: rlimits only, as asked (--sandbox rlimits or BENCHMORPH_SANDBOX=rlimits): "
+            "model code runs with no file-system or network isolation"
+        )
+        return "rlimits"
     problem = bwrap_problem()
-    if problem is None:
-        return "bwrap"
-    warn_once(f"{problem}; running model code with rlimits only: no network or file-system isolation")
-    return "rlimits"
+    if problem is not None:
+        raise SandboxUnavailable(problem)
+    return "bwrap"
 
 
 UIDS_PER_PROCESS = 64
@@ -221,7 +279,7 @@ class WorkerProcess:
             self._fallback_root = tempfile.mkdtemp(prefix="benchmorph-sandbox-")
             os.chmod(self._fallback_root, 0o755)
             cmd = [
-                sys.executable,
+                worker_python(),
                 "-s",
                 "-B",
                 str(WORKER_SCRIPT),
