@@ -12,7 +12,14 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.models import Variant
 from benchmorph.data.native import read_native, write_native
 from benchmorph.data.registry import load_benchmark
-from benchmorph.morph.review import apply_review, candidates_path, export_rows, read_csv, write_csv
+from benchmorph.morph.review import (
+    apply_review,
+    candidates_path,
+    check_rows,
+    export_rows,
+    read_csv,
+    write_csv,
+)
 
 review_app = typer.Typer(
     help="Export candidates for human review and import the verdicts.", no_args_is_help=True
@@ -65,6 +72,7 @@ def import_command(
     """Apply reviewers' labels and corrected solutions (tests re-run); write the accepted CTF variants."""
     variants = _candidates(variants_file)
     rows = read_csv(csv_path)
+    check_rows(variants, rows, csv_path)  # a mistyped CSV fails before the sandbox starts
     with make_engine(workers, 1.0, 4.0, sandbox) as engine:
         reviewed = apply_review(variants, rows, engine, csv_path)
     accepted = [v for v in reviewed if v.label == "ctf" and v.provenance.get("review_status") != "rejected"]

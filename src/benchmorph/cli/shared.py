@@ -52,7 +52,8 @@ DataOption = Annotated[
 
 
 def fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    # soft_wrap: one line however narrow the terminal (or 80 columns when piped), as main() prints InputError.
+    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -100,7 +100,7 @@ def parse_record(row: dict[str, Any], *, path: Path, line: int) -> Problem:
             field="schema_version",
         )
     record = row.get("record")
-    if record not in _RECORDS:
+    if not isinstance(record, str) or record not in _RECORDS:
         message = (
             "missing field" if "record" not in row else f"expected 'problem' or 'variant', got {record!r}"
         )

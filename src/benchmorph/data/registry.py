@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmorph.data.errors import InputError
+from benchmorph.data.jsonl import read_jsonl
 from benchmorph.data.models import Problem
 
 Loader = Callable[[Path | None], list[Problem]]
@@ -84,21 +85,46 @@ def available_benchmarks() -> list[BenchmarkEntry]:
     return sorted(_BENCHMARKS.values(), key=lambda entry: entry.name)
 
 
+def _unrecognised(path: Path) -> InputError:
+    """Why no format claimed a file: its first bad line when it has one, else what it holds."""
+    expected = "expected benchmorph JSONL, EvalPlus, EvoEval or LiveCodeBench"
+    if path.is_dir():
+        return InputError(f"is a directory; {expected}", path=path)
+    if path.suffix != ".gz":
+        with path.open("rb") as handle:
+            head = handle.read(4096).lstrip()
+        if head.startswith(b"["):
+            return InputError(f"a JSON array, but not LiveCodeBench's; {expected}", path=path)
+    rows = read_jsonl(path)
+    try:
+        # Raises the precise error (encoding, gzip, JSON) of a file that is not JSONL at all.
+        first = next(rows, None)
+    finally:
+        rows.close()
+    if first is None:
+        return InputError("empty file: no problems in it", path=path)
+    line, row = first
+    fields = ", ".join(sorted(row)[:8]) or "none"
+    return InputError(
+        f"unrecognised benchmark format ({expected}); its fields: {fields}", path=path, line=line
+    )
+
+
 def load_benchmark(name_or_path: str, data_path: str | Path | None = None) -> Benchmark:
     """Load a benchmark by registered name (optionally from a local data file) or by file path."""
     _import_loaders()
     key = name_or_path.lower()
     if key in _BENCHMARKS:
         entry = _BENCHMARKS[key]
-        return Benchmark(entry.name, entry.loader(Path(data_path) if data_path else None))
+        problems = entry.loader(Path(data_path) if data_path else None)
+        if not problems and data_path:
+            raise InputError("no problems in this file (empty?)", path=data_path)
+        return Benchmark(entry.name, problems)
     path = Path(name_or_path)
     if path.exists():
         for fmt in _FORMATS:
             if fmt.detect(path):
                 return Benchmark(path.stem, fmt.loader(path))
-        raise InputError(
-            "unrecognised benchmark format (expected benchmorph JSONL, EvalPlus, EvoEval or LiveCodeBench)",
-            path=path,
-        )
+        raise _unrecognised(path)
     names = ", ".join(sorted(_BENCHMARKS))
     raise InputError(f"unknown benchmark '{name_or_path}' (not a file; known: {names})")

@@ -24,6 +24,7 @@ from typing import Any
 from benchmorph.data.errors import InputError
 from benchmorph.data.jsonl import read_jsonl, require
 from benchmorph.data.models import Problem, Sample
+from benchmorph.data.storage import space_for
 
 
 def _optional(row: dict[str, Any], field: str, kind: type, *, path: Path, line: int) -> Any:
@@ -36,7 +37,9 @@ def _read_file(path: Path, problems: dict[str, Problem]) -> tuple[list[Sample], 
     samples: list[Sample] = []
     warnings: list[str] = []
     counts: Counter[str] = Counter()
+    rows = 0
     for line, row in read_jsonl(path):
+        rows += 1
         task_id = require(row, "task_id", str, path=path, line=line)
         solution = _optional(row, "solution", str, path=path, line=line)
         completion = _optional(row, "completion", str, path=path, line=line)
@@ -70,6 +73,8 @@ def _read_file(path: Path, problems: dict[str, Problem]) -> tuple[list[Sample], 
             )
         )
         counts[task_id] += 1
+    if not rows:
+        raise InputError("empty file: no samples in it", path=path)
     return samples, warnings
 
 
@@ -141,17 +146,18 @@ def write_samples(path: str | Path, samples: Iterable[Sample]) -> None:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as raw_handle:
-            handle = gzip.GzipFile(fileobj=raw_handle, mode="wb") if path.suffix == ".gz" else raw_handle
-            for sample in samples:
-                handle.write((json.dumps(_row(sample), ensure_ascii=False) + "\n").encode("utf-8"))
-            if handle is not raw_handle:
-                handle.close()
-        # mkstemp creates 0600 files; a samples file should get the usual permissions.
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with space_for(path):  # a full disk: one DiskFull naming the file, and no temporary left
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as raw_handle:
+                handle = gzip.GzipFile(fileobj=raw_handle, mode="wb") if path.suffix == ".gz" else raw_handle
+                for sample in samples:
+                    handle.write((json.dumps(_row(sample), ensure_ascii=False) + "\n").encode("utf-8"))
+                if handle is not raw_handle:
+                    handle.close()
+            # mkstemp creates 0600 files; a samples file should get the usual permissions.
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

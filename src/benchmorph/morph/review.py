@@ -10,6 +10,7 @@ the sandbox.  A row that matches no candidate is an error, never skipped.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import difflib
 import io
@@ -117,31 +118,67 @@ class ReviewRow:
     values: dict[str, str]
 
 
-def read_csv(path: Path) -> list[ReviewRow]:
-    """Rows with their line numbers; a missing required column is an error naming it."""
+def _csv_text(path: Path) -> str:
+    """The file as text: UTF-8 (a spreadsheet's byte-order mark allowed), else an error naming the line."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise InputError("no such file", path=path) from None
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [column for column in ("new_id", "type") if column not in (reader.fieldnames or [])]
-    if missing:
-        raise InputError("missing column", path=path, line=1, field=missing[0])
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a CSV file", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputError("UTF-16 text; save the CSV as UTF-8", path=path, line=1)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"not UTF-8 text: {exc.reason} (byte 0x{data[exc.start]:02x}); save the CSV as UTF-8",
+            path=path,
+            line=line,
+        ) from None
+
+
+def read_csv(path: Path) -> list[ReviewRow]:
+    """Rows with their line numbers; a missing required column is an error naming it."""
+    text = _csv_text(path)
+    if not text.strip():
+        raise InputError("empty file: expected a header row with at least new_id and type", path=path)
+    # strict: an unterminated quote is an error, not a cell that swallows the rest of the file.
+    reader = csv.DictReader(io.StringIO(text), strict=True)
     rows = []
-    ended = 1  # a record may span lines (quoted newlines): report the line it starts on
-    for row in reader:
-        rows.append(ReviewRow(ended + 1, {key: (value or "") for key, value in row.items() if key}))
+    ended = 0  # a record may span lines (quoted newlines): report the line it starts on
+    try:
+        missing = [column for column in ("new_id", "type") if column not in (reader.fieldnames or [])]
+        if missing:
+            raise InputError("missing column", path=path, line=1, field=missing[0])
         ended = reader.line_num
+        for row in reader:
+            rows.append(ReviewRow(ended + 1, {key: (value or "") for key, value in row.items() if key}))
+            ended = reader.line_num
+    except csv.Error as exc:
+        raise InputError(f"malformed CSV: {exc}", path=path, line=ended + 1) from None
     return rows
 
 
-def apply_review(
-    variants: Sequence[Variant], rows: Sequence[ReviewRow], engine: Engine, csv_path: Path
-) -> list[Variant]:
-    """The candidates with reviewers' labels, notes and corrected solutions (tests recomputed)."""
+@dataclass
+class CheckedRow:
+    row: ReviewRow
+    variant: Variant
+    label: str
+    status: str
+
+
+def check_rows(variants: Sequence[Variant], rows: Sequence[ReviewRow], csv_path: Path) -> list[CheckedRow]:
+    """Every row names one known candidate, once, with a valid label and status; runs nothing.
+
+    The CLI calls this before starting the sandbox, so a mistyped CSV fails at once.
+    """
     by_id = {variant.id: variant for variant in variants}
-    updated: dict[str, Variant] = {}
-    corrected: list[Variant] = []
+    first_line: dict[str, int] = {}
+    checked = []
     for row in rows:
         new_id = row.values.get("new_id", "").strip()
         variant = by_id.get(new_id)
@@ -149,6 +186,14 @@ def apply_review(
             raise InputError(
                 f"no candidate '{new_id}' in the variants file", path=csv_path, line=row.line, field="new_id"
             )
+        if new_id in first_line:
+            raise InputError(
+                f"candidate '{new_id}' reviewed twice (first on line {first_line[new_id]})",
+                path=csv_path,
+                line=row.line,
+                field="new_id",
+            )
+        first_line[new_id] = row.line
         label = row.values.get("type", "").strip().lower()
         if label not in LABELS:
             raise InputError(
@@ -160,13 +205,24 @@ def apply_review(
         status = row.values.get("review_status", "").strip().lower() or "reviewed"
         if status not in REVIEW_STATUSES:
             raise InputError(
-                f"review_status must be one of {', '.join(REVIEW_STATUSES)}",
+                f"review_status must be one of {', '.join(REVIEW_STATUSES)}, not '{row.values.get('review_status')}'",
                 path=csv_path,
                 line=row.line,
                 field="review_status",
             )
-        if status == "unreviewed":
-            status = "reviewed"
+        checked.append(CheckedRow(row, variant, label, "reviewed" if status == "unreviewed" else status))
+    return checked
+
+
+def apply_review(
+    variants: Sequence[Variant], rows: Sequence[ReviewRow], engine: Engine, csv_path: Path
+) -> list[Variant]:
+    """The candidates with reviewers' labels, notes and corrected solutions (tests recomputed)."""
+    updated: dict[str, Variant] = {}
+    corrected: list[Variant] = []
+    for checked in check_rows(variants, rows, csv_path):
+        row, variant, label, status = checked.row, checked.variant, checked.label, checked.status
+        new_id = variant.id
         provenance = {
             **variant.provenance,
             "label": label,
