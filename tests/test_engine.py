@@ -236,6 +236,69 @@ def test_oracle_problems_accept_any_right_answer(engine: Engine) -> None:
     assert not_a_root.status == "fail"
 
 
+def test_oracle_problems_are_judged_by_the_oracle_alone(engine: Engine) -> None:
+    """A stored expected value that is not a root gives no credit to an answer equal to it."""
+    wrong = TestCase(input=[[-1, 0, 1]], expected=0.5, has_expected=True)  # x^2 - 1 at 0.5 is -0.75
+    problem = Problem(
+        id="e/stored",
+        prompt="",
+        entry_point="find_zero",
+        reference="",
+        tests=[wrong],
+        oracle="polynomial_root",
+    )
+    same_as_stored, a_root = engine.evaluate(
+        [
+            Job(problem, "def find_zero(xs):\n    return 0.5\n", "e/stored", 0),
+            Job(problem, "def find_zero(xs):\n    return -1.0\n", "e/stored", 1),
+        ]
+    )
+    assert same_as_stored.status == "fail" and same_as_stored.tests[0].diff == "expected 0.5, got 0.5"
+    assert a_root.status == "pass"
+
+
+def test_prepare_drops_tests_whose_reference_answer_fails_the_oracle(engine: Engine) -> None:
+    # Newton's method from 0.5: it converges to 2 on x^2 - 4, and wanders on x^2 + 1 (no real root).
+    reference = (
+        "def find_zero(xs):\n"
+        "    x = 0.5\n"
+        "    for _ in range(60):\n"
+        "        fx = sum(c * x**i for i, c in enumerate(xs))\n"
+        "        dfx = sum(i * c * x ** (i - 1) for i, c in enumerate(xs) if i)\n"
+        "        x = x - fx / dfx\n"
+        "    return x\n"
+    )
+    problem = make_problem(
+        reference, [[[-4, 0, 1]], [[1, 0, 1]]], pid="e/newton", entry="find_zero", oracle="polynomial_root"
+    )
+    stored = Problem(
+        id="e/stored-only",
+        prompt="",
+        entry_point="find_zero",
+        reference="",
+        oracle="polynomial_root",
+        tests=[
+            TestCase(input=[[-1, 0, 1]], expected=1.0, has_expected=True),
+            TestCase(input=[[-1, 0, 1]], expected=0.5, has_expected=True),
+        ],
+    )
+    report = engine.prepare([problem, stored])
+    kept = {p.id: p for p in report.problems}
+    assert [t.input for t in kept["e/newton"].tests] == [[[-4, 0, 1]]]
+    assert [t.expected for t in kept["e/stored-only"].tests] == [1.0]
+    [newton] = report.oracle_failures["e/newton"]
+    assert newton.startswith("test 1: the reference's answer ") and newton.endswith(
+        " fails the oracle polynomial_root"
+    )
+    assert report.oracle_failures["e/stored-only"] == [
+        "test 1: the reference's answer 0.5 fails the oracle polynomial_root"
+    ]
+    assert report.dropped_tests["e/newton"] == report.oracle_failures["e/newton"]
+    # The reference passes what is left, as a reference must.
+    [verdict] = engine.evaluate([Job(kept["e/newton"], reference, "e/newton")])
+    assert verdict.status == "pass"
+
+
 def test_strict_sequences_flag_reaches_the_verdict(engine: Engine) -> None:
     reference = "def f(x):\n    return (x, x)\n"
     strict, lenient = engine.prepare(

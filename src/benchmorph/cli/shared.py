@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from benchmorph.cli.progress import progress_bar
@@ -61,11 +62,23 @@ def prepare(engine: Engine, name: str, problems: Sequence[Problem]) -> dict[str,
     """Compute expected outputs and reference times (cached), reporting what had to be dropped."""
     with progress_bar(console, f"references {name}", len(problems)) as advance:
         report = engine.prepare(problems, advance)
-    dropped = sum(len(reasons) for reasons in report.dropped_tests.values())
+    rejected = {
+        task_id: len(reasons) - len(report.oracle_failures.get(task_id, []))
+        for task_id, reasons in report.dropped_tests.items()
+    }
+    dropped = sum(rejected.values())
     if dropped:
         console.print(
-            f"[yellow]note:[/] dropped {dropped} test inputs of {len(report.dropped_tests)} problems "
-            "where the reference (with its contract) rejects the input"
+            f"[yellow]note:[/] dropped {dropped} test inputs of {sum(1 for n in rejected.values() if n)} "
+            "problems where the reference (with its contract) rejects the input"
+        )
+    for task_id, reasons in sorted(report.oracle_failures.items()):
+        shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
+        console.print(
+            f"[yellow]warning:[/] {escape(task_id)}: dropped {len(reasons)} tests where the reference's own "
+            f"answer fails the problem's oracle: {escape(shown)}",
+            highlight=False,
+            soft_wrap=True,  # one line however narrow the terminal, so logs can be searched for it
         )
     for task_id, reason in sorted(report.unusable.items()):
         console.print(f"[yellow]warning:[/] {task_id} cannot be evaluated: {reason}")

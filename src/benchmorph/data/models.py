@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from benchmorph.data import values
 
@@ -128,14 +128,28 @@ class Sample(BaseModel):
     error: str | None = None
 
 
+def _writable(text: str) -> str:
+    """Text that UTF-8 files and SQLite can store: lone surrogates become backslash escapes.
+
+    Verdict texts quote model code's own words (an exception message, a
+    value's repr), and ``raise ValueError(chr(0xD800))`` must not make the
+    verdict unwritable, which would stop the run.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+# A message from or about model code, safe to write anywhere.
+VerdictText = Annotated[str, AfterValidator(_writable)]
+
+
 class TestResult(BaseModel):
     __test__ = False
 
     index: int
     status: TestStatus
     time: float | None = None
-    diff: str | None = None
-    error: str | None = None
+    diff: VerdictText | None = None
+    error: VerdictText | None = None
 
 
 class Verdict(BaseModel):
@@ -148,7 +162,7 @@ class Verdict(BaseModel):
     total: int = 0
     tests: list[TestResult] = Field(default_factory=list)
     time: float = 0.0
-    error: str | None = None
+    error: VerdictText | None = None
     isolation: str = "bwrap"
 
     @property

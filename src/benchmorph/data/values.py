@@ -98,6 +98,9 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {"__bytes__": base64.b64encode(value).decode("ascii")}
     if kind is complex:
         return {"__complex__": [_float(value.real), _float(value.imag)]}
+    if kind is Opaque:
+        # Round-trips: a decoded answer written back (a variant's expected) stays the same value.
+        return {"__opaque__": value.description}
     return _encode_unusual(value, depth)
 
 

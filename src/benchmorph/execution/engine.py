@@ -21,13 +21,17 @@ from typing import Any
 from benchmorph.data import values
 from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.data.paths import cache_dir
+from benchmorph.execution.compare import show_value
 from benchmorph.execution.limits import REFERENCE_LIMITS, Limits
 from benchmorph.execution.pool import WorkerPool
 from benchmorph.execution.sandbox import isolation_mode
-from benchmorph.execution.verdicts import build_verdict
+from benchmorph.execution.verdicts import build_verdict, oracle_accepts
 
 # Bump when the way references are run or measured changes: old cache entries then miss.
 REFERENCE_PROTOCOL = 2
+# Bump when the way answers are judged changes: checkpointed verdicts then miss.
+# 2: oracle problems are judged by the oracle alone; comparisons never raise.
+JUDGING_PROTOCOL = 2
 
 sys.set_int_max_str_digits(0)
 
@@ -40,6 +44,9 @@ class PrepareReport:
 
     problems: list[Problem]
     dropped_tests: dict[str, list[str]] = field(default_factory=dict)
+    # The subset of dropped_tests whose reference answer fails the problem's own oracle:
+    # the data's reference is wrong there, which users should hear about by name.
+    oracle_failures: dict[str, list[str]] = field(default_factory=dict)
     unusable: dict[str, str] = field(default_factory=dict)
     cached: int = 0
     measured: int = 0
@@ -193,7 +200,10 @@ class Engine:
 
         A test whose input the reference rejects (a contract assert, an
         exception, a timeout) cannot have a trustworthy expected output, so it
-        is dropped and listed in the report rather than silently kept.
+        is dropped and listed in the report rather than silently kept.  So is a
+        test of a problem with an oracle where the reference's answer fails that
+        oracle (also listed in ``oracle_failures``): samples are judged by the
+        oracle alone, and a test the reference cannot pass is not a fair one.
         """
         report = PrepareReport(problems=[])
         pending: list[tuple[Problem, str, str]] = []  # problem, cache key, code to run
@@ -245,9 +255,11 @@ class Engine:
             if entry.get("error"):
                 report.unusable[problem.id] = f"reference failed: {entry['error']}"
                 continue
-            kept, dropped = _apply_reference(problem, entry)
+            kept, dropped, wrong = _apply_reference(problem, entry)
             if dropped:
                 report.dropped_tests[problem.id] = dropped
+            if wrong:
+                report.oracle_failures[problem.id] = wrong
             if not kept:
                 report.unusable[problem.id] = "the reference fails on every test input"
                 continue
@@ -360,6 +372,7 @@ class Engine:
             expected = [[values.encode(t.expected), t.has_expected, t.ref_time] for t in problem.tests]
             payload = [
                 REFERENCE_PROTOCOL,
+                JUDGING_PROTOCOL,
                 problem.entry_point,
                 problem.atol,
                 problem.oracle,
@@ -387,23 +400,39 @@ def _reference_entry(reply: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def _apply_reference(problem: Problem, entry: dict[str, Any]) -> tuple[list[TestCase], list[str]]:
+def _apply_reference(problem: Problem, entry: dict[str, Any]) -> tuple[list[TestCase], list[str], list[str]]:
+    """Tests with expected outputs and reference times; the reasons for every dropped test,
+    and, among them, those where the reference's answer fails the problem's oracle.
+    """
     results = entry.get("results")
-    if results is None:
-        return list(problem.tests), []
     kept: list[TestCase] = []
     dropped: list[str] = []
+    wrong: list[str] = []
     for i, test in enumerate(problem.tests):
-        record = results[i] if i < len(results) else None
-        if record is None:
-            dropped.append(f"test {i}: reference timed out or did not run")
+        update: dict[str, Any] = {}
+        answer = test.expected
+        if results is not None:
+            record = results[i] if i < len(results) else None
+            if record is None:
+                dropped.append(f"test {i}: reference timed out or did not run")
+                continue
+            if record.get("s") != "ok":
+                dropped.append(f"test {i}: reference raised {record.get('e', 'an error')}")
+                continue
+            answer = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
+            update["ref_time"] = float(record.get("t") or 0.0)
+            if not test.has_expected:
+                update.update(expected=answer, has_expected=True)
+        if (
+            problem.oracle
+            and problem.kind != "stdin"
+            and not oracle_accepts(problem, test.input, answer, answer)
+        ):
+            reason = (
+                f"test {i}: the reference's answer {show_value(answer)} fails the oracle {problem.oracle}"
+            )
+            dropped.append(reason)
+            wrong.append(reason)
             continue
-        if record.get("s") != "ok":
-            dropped.append(f"test {i}: reference raised {record.get('e', 'an error')}")
-            continue
-        update: dict[str, Any] = {"ref_time": float(record.get("t") or 0.0)}
-        if not test.has_expected:
-            output = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
-            update.update(expected=output, has_expected=True)
-        kept.append(test.model_copy(update=update))
-    return kept, dropped
+        kept.append(test.model_copy(update=update) if update else test)
+    return kept, dropped, wrong

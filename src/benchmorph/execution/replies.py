@@ -180,6 +180,8 @@ def output_is_judgeable(data: object) -> bool:
                 tagged = type(part) is dict and len(part) == 1 and is_float_text(part.get("__float__"))
                 if type(part) not in (int, float) and not tagged:
                     return False
+                if type(part) is int and not fits_float(part):  # complex() of 10**400 overflows
+                    return False
         elif tag == "__bytes__":
             try:
                 base64.b64decode(payload)
@@ -192,6 +194,14 @@ def output_is_judgeable(data: object) -> bool:
             if must_hash or (full and item):
                 return False
             stack.extend([(child, below, False) for child in item.values() if type(child) in CONTAINERS])
+    return True
+
+
+def fits_float(number: int) -> bool:
+    try:
+        float(number)
+    except OverflowError:
+        return False
     return True
 
 

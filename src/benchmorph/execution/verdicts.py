@@ -15,17 +15,49 @@ from benchmorph.execution.oracles import get_oracle
 
 
 def judge_output(problem: Problem, test_index: int, output: Any) -> tuple[bool, str | None]:
-    """Whether the output of one test is right, and a short diff when it is not."""
+    """Whether the output of one test is right, and a short diff when it is not.
+
+    A problem with an oracle is judged by its oracle alone: its stored expected
+    value is one reference's answer, which need not be right (``Engine.prepare``
+    drops the tests where it fails the oracle), so equality with it proves nothing.
+    """
     test = problem.tests[test_index]
     if problem.kind == "stdin":
         ok = stdout_match(test.expected, output, problem.atol)
+    elif problem.oracle:
+        ok = oracle_accepts(problem, test.input, output, test.expected)
     else:
         ok = values_match(test.expected, output, problem.atol, problem.strict_sequences)
-        # The reference's own answer is always acceptable (it may be one the oracle's
-        # check cannot confirm, such as an overflowed root); otherwise ask the oracle.
-        if not ok and problem.oracle:
-            ok = get_oracle(problem.oracle)(test.input, output, test.expected, problem.atol)
     return ok, None if ok else short_diff(test.expected, output)
+
+
+def oracle_accepts(problem: Problem, args: Any, answer: Any, expected: Any = None) -> bool:
+    """The problem's oracle on one answer; an oracle that raises rejects the answer."""
+    oracle = get_oracle(problem.oracle or "")
+    try:
+        return bool(oracle(args, answer, expected, problem.atol))
+    except Exception:  # noqa: BLE001 - an answer the check cannot handle is not shown to be right
+        return False
+
+
+def judge_record(problem: Problem, test_index: int, record: dict[str, Any]) -> TestResult:
+    """The result of one test the solution answered; never raises.
+
+    The answer is model-chosen, so whatever goes wrong while decoding or
+    judging it fails that test with a short reason instead of ending the run.
+    """
+    elapsed = record.get("t")
+    try:
+        output = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
+        ok, diff = judge_output(problem, test_index, output)
+    except Exception as exc:  # noqa: BLE001 - see above
+        return TestResult(
+            index=test_index,
+            status="fail",
+            time=elapsed,
+            diff=f"the answer cannot be judged: {type(exc).__name__}",
+        )
+    return TestResult(index=test_index, status="pass" if ok else "fail", time=elapsed, diff=diff)
 
 
 def _overall(tests: list[TestResult]) -> str:
@@ -76,14 +108,13 @@ def build_verdict(
             else:
                 tests.append(TestResult(index=i, status="not-run"))
             continue
-        elapsed = record.get("t")
         if record.get("s") == "ok":
-            output = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
-            ok, diff = judge_output(problem, i, output)
-            tests.append(TestResult(index=i, status="pass" if ok else "fail", time=elapsed, diff=diff))
+            tests.append(judge_record(problem, i, record))
         else:
             tests.append(
-                TestResult(index=i, status="error", time=elapsed, error=str(record.get("e", "error"))[:400])
+                TestResult(
+                    index=i, status="error", time=record.get("t"), error=str(record.get("e", "error"))[:400]
+                )
             )
 
     status = _overall(tests)
