@@ -6,6 +6,7 @@ never a traceback (InputError carries file, line and field).
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections import Counter
 from pathlib import Path
@@ -35,11 +36,12 @@ from benchmorph.cli.shared import (
     summary_table,
     unparsable_warnings,
 )
-from benchmorph.data.errors import InputError
+from benchmorph.data.errors import DiskFull, InputError
 from benchmorph.data.models import Sample
 from benchmorph.data.native import write_native
 from benchmorph.data.registry import available_benchmarks, load_benchmark
 from benchmorph.data.samples import read_samples
+from benchmorph.data.storage import disk_full
 from benchmorph.evaluation.evaluate import write_evaluation
 from benchmorph.evaluation.manifest import write_manifest
 from benchmorph.evaluation.mutants import mutants
@@ -180,3 +182,11 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)
+    except (DiskFull, OSError, sqlite3.Error) as exc:
+        # A full disk is the user's to fix, not a bug: one line naming the file, no traceback.
+        # Writes raise DiskFull with the file; a bare ENOSPC from anywhere else names what it can.
+        full = disk_full(exc, getattr(exc, "filename", None) or "a file benchmorph writes")
+        if full is None:
+            raise
+        console.print(f"[bold red]error:[/] {full}", highlight=False, soft_wrap=True)
+        sys.exit(1)

@@ -2,26 +2,28 @@
 
 Keyed by :meth:`Engine.verdict_key` (a content hash of problem, tests,
 code and limits), never by position or file name: a changed sample, test or
-limit simply misses, so nothing stale is reused.
+limit simply misses, so nothing stale is reused.  A write that fails on a
+full disk is rolled back by SQLite and raised as DiskFull; the verdicts
+saved before it stay, and a re-run resumes from them.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
 from benchmorph.data.models import Verdict
+from benchmorph.data.storage import open_sqlite, space_for
+
+SCHEMA = "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL);"
 
 
 class VerdictStore:
     def __init__(self, path: str | Path) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)")
+        # A corrupt checkpoint is moved aside and rebuilt: its verdicts are judged again.
+        self._db = open_sqlite(self.path, SCHEMA)
 
     def get(self, key: str) -> Verdict | None:
         with self._lock:
@@ -29,7 +31,7 @@ class VerdictStore:
         return Verdict.model_validate_json(row[0]) if row else None
 
     def put(self, key: str, verdict: Verdict) -> None:
-        with self._lock:
+        with self._lock, space_for(self.path):
             self._db.execute(
                 "INSERT OR REPLACE INTO verdicts (key, verdict) VALUES (?, ?)",
                 (key, verdict.model_dump_json()),

@@ -8,7 +8,6 @@ keyed by content, so a re-run gives the same verdicts and never stale ones.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 from benchmorph import __version__
 from benchmorph.data.jsonl import write_jsonl
 from benchmorph.data.models import Problem, Sample, TestResult, Verdict
+from benchmorph.data.storage import write_text_atomic
 from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.passk import pass_at_k_table, sample_counts
 from benchmorph.execution.engine import Engine, Job
@@ -128,7 +128,5 @@ def write_evaluation(out_dir: str | Path, evaluation: Evaluation) -> dict[str, A
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "results.jsonl", verdict_rows(evaluation.verdicts))
     summary = evaluation.summary()
-    tmp = out / "summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, out / "summary.json")
+    write_text_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     return summary

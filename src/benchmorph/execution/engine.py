@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +19,7 @@ from typing import Any
 from benchmorph.data import values
 from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.data.paths import cache_dir
+from benchmorph.data.storage import space_for, write_text_atomic
 from benchmorph.execution.compare import show_value
 from benchmorph.execution.limits import REFERENCE_LIMITS, Limits
 from benchmorph.execution.pool import WorkerPool
@@ -90,17 +89,17 @@ class ReferenceCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         try:
-            return json.loads(self._path(key).read_text(encoding="utf-8"))
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        # A damaged entry is a miss (measured again), never a crash or a wrong answer.
+        return entry if isinstance(entry, dict) and ("results" in entry or "error" in entry) else None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(entry, handle)
-        os.replace(tmp, path)
+        with space_for(path):  # a full disk: one DiskFull naming the file, and no temporary left
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_text_atomic(path, json.dumps(entry), mode=0o600)
 
 
 class Engine:

@@ -11,7 +11,7 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 
 from benchmorph.execution.sandbox import WorkerCrashed, WorkerProcess, isolation_mode
@@ -81,8 +81,18 @@ class WorkerPool:
                 on_done(index, replies[index])
 
         with ThreadPoolExecutor(max_workers=self.size) as executor:
-            for future in [executor.submit(run, index) for index in range(len(jobs))]:
-                future.result()
+            futures = [executor.submit(run, index) for index in range(len(jobs))]
+            try:
+                finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
+                failed = [future for future in futures if future in finished and future.exception()]
+                if failed:
+                    raise failed[0].exception()  # type: ignore[misc]
+            except BaseException:
+                # A failing on_done (a full disk under the checkpoint) stops the batch now,
+                # instead of running every remaining job only to fail to save it.
+                for future in futures:
+                    future.cancel()
+                raise
         return [reply if reply is not None else {"crashed": "no reply"} for reply in replies]
 
     def close(self) -> None:

@@ -4,7 +4,8 @@ SQLite in WAL mode, so several processes (a `generate` and a `morph` at once)
 share it safely, and every answer is committed the moment it arrives: a run
 killed with SIGKILL loses at most the requests in flight.  Keys are content
 hashes of (model identity, request, parameters, sample index), never file
-names or positions, so a changed prompt or parameter simply misses.
+names or positions, so a changed prompt or parameter simply misses.  A corrupt cache file is moved
+aside and rebuilt; a full disk stops the command with one line (DiskFull).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmorph.data.paths import cache_dir
+from benchmorph.data.storage import open_sqlite, space_for
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS generations (
@@ -65,13 +67,8 @@ class LLMCache:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if enabled:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                str(self.path), check_same_thread=False, isolation_level=None, timeout=60
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
+            # A corrupt cache is moved aside and rebuilt (answers are asked again).
+            self._db = open_sqlite(self.path, SCHEMA)
 
     # Generations -----------------------------------------------------------------
     def get(self, key: str) -> CachedAnswer | None:
@@ -88,7 +85,7 @@ class LLMCache:
     def put(self, key: str, model: str, request: dict[str, Any], answer: CachedAnswer) -> None:
         if self._db is None:
             return
-        with self._lock:
+        with self._lock, space_for(self.path):
             self._db.execute(
                 "INSERT OR REPLACE INTO generations VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -122,7 +119,7 @@ class LLMCache:
             return
         now = time.time()
         rows = [(key, model, now, array("f", vector).tobytes()) for key, vector in vectors.items()]
-        with self._lock:
+        with self._lock, space_for(self.path):
             self._db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)", rows)
 
     # Maintenance -----------------------------------------------------------------
@@ -144,7 +141,7 @@ class LLMCache:
         """Delete cached answers (all, or one model identity's); returns how many rows went."""
         if self._db is None:
             return 0
-        with self._lock:
+        with self._lock, space_for(self.path):
             removed = 0
             for table in ("generations", "embeddings"):
                 if model is None:
