@@ -22,6 +22,7 @@ from benchmorph.cli.reporting import write_report
 from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
+    MemoryOption,
     MinTimeOption,
     SandboxOption,
     WorkersOption,
@@ -61,6 +62,7 @@ def evaluate(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory.")] = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
+    memory_mb: MemoryOption = None,
     min_time_limit: MinTimeOption = 1.0,
     time_factor: FactorOption = 4.0,
     data: DataOption = None,
@@ -81,7 +83,7 @@ def evaluate(
     if not sample_list:
         fail(f"{samples}: no samples for any task of {bench.name}")
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
-    engine = make_engine(workers, min_time_limit, time_factor, sandbox)
+    engine = make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb)
     summary = evaluate_into(out_dir, engine, bench.name, by_id, sample_list, samples.name, resume)
     models = Counter(sample.model for sample in sample_list)
     write_manifest(
@@ -114,6 +116,7 @@ def demo(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("benchmorph-out/demo"),
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
+    memory_mb: MemoryOption = None,
     broken_per_problem: Annotated[int, typer.Option(help="Mutated (broken) solutions per problem.")] = 2,
     pairs: Annotated[
         int,
@@ -125,7 +128,7 @@ def demo(
 ) -> None:
     """Offline tour: the sandbox on HumanEval, mined counterfactuals, three models on both, an HTML report."""
     bench = load_benchmark("humaneval")
-    with make_engine(workers, 1.0, 4.0, sandbox) as engine:
+    with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine:
         problems = prepare(engine, bench.name, bench.problems)
         references = [Sample(task_id=p.id, code=p.reference, model="reference") for p in problems.values()]
         broken = [
@@ -139,7 +142,10 @@ def demo(
         }
         summaries = {label: write_evaluation(out / folder, run) for label, (folder, run) in runs.items()}
         out_console.print(summary_table("benchmorph demo: HumanEval through the sandbox", summaries))
-        out_console.print(f"isolation: {runs['reference'][1].isolation}")
+        cap = engine.resource_limits
+        out_console.print(
+            f"isolation: {runs['reference'][1].isolation}; memory cap: {cap['mb']} MB per sample ({cap['mode']})"
+        )
 
         with progress_bar(console, "mine counterfactuals", len(bench.problems)) as advance:
             mined = mine(bench.problems, engine, progress=advance).variants

@@ -13,6 +13,7 @@ from benchmorph.cli.progress import progress_bar
 from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
+    MemoryOption,
     MinTimeOption,
     SandboxOption,
     WorkersOption,
@@ -202,6 +203,7 @@ def run(
     data: DataOption = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
+    memory_mb: MemoryOption = None,
     min_time_limit: MinTimeOption = 1.0,
     time_factor: FactorOption = 4.0,
 ) -> None:
@@ -210,7 +212,7 @@ def run(
     problems = select_problems(bench.problems, limit, tasks)
     params, policy = generation_options(n, temperature, top_p, max_tokens, seed, timeout, retries, backoff)
     out_dir = out or Path("benchmorph-out") / f"run-{bench.name}-{safe_name(model)}"
-    engine = make_engine(workers, min_time_limit, time_factor, sandbox)
+    engine = make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb)
     summary = run_into(
         out_dir,
         engine,

@@ -11,6 +11,7 @@ from rich.table import Table
 from benchmorph.cli.progress import progress_bar
 from benchmorph.cli.shared import (
     DataOption,
+    MemoryOption,
     SandboxOption,
     WorkersOption,
     app,
@@ -43,11 +44,12 @@ def mine_command(
     data: DataOption = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
+    memory_mb: MemoryOption = None,
 ) -> None:
     """Counterfactual variants without an LLM: paired description/reference edits verified by execution."""
     bench = load_benchmark(benchmark, data)
     with (
-        make_engine(workers, 1.0, 4.0, sandbox) as engine,
+        make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine,
         progress_bar(console, f"mine {bench.name}", None) as advance,
     ):
         report = mine(bench.problems, engine, epsilon=epsilon, keep_all=keep_all, progress=advance)
@@ -115,6 +117,7 @@ def ctf_command(
     data: DataOption = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
+    memory_mb: MemoryOption = None,
 ) -> None:
     """Counterfactual variants with LLMs: propose, filter by D_Q, solve, label Bad/Robust/CTF, select, test."""
     from benchmorph.cli.generation import select_problems
@@ -127,7 +130,7 @@ def ctf_command(
     chosen = select_problems(bench.problems, limit, tasks)
     params = GenerationParams(temperature=temperature, max_tokens=max_tokens, seed=seed)
     policy = RetryPolicy(retries=retries, base_delay=backoff, timeout=timeout)
-    with make_engine(workers, 1.0, 4.0, sandbox) as engine, LLMCache(cache_path) as cache:
+    with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine, LLMCache(cache_path) as cache:
         with progress_bar(console, f"references {bench.name}", len(chosen)) as advance:
             parents = engine.prepare(chosen, advance).problems
         console.print(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -43,6 +44,16 @@ SandboxOption = Annotated[
         "--sandbox",
         help="bwrap (default: bubblewrap isolation, the run stops if it cannot start) or rlimits "
         "(no file-system or network isolation, only by explicit choice). Default: $BENCHMORPH_SANDBOX or bwrap.",
+        show_default=False,
+    ),
+]
+MemoryOption = Annotated[
+    int | None,
+    typer.Option(
+        "--memory-mb",
+        min=64,
+        help="Memory cap per sample, in MB, for all its processes together (a cgroup where one is "
+        "writable, else per process). Default: 4096.",
         show_default=False,
     ),
 ]
@@ -110,13 +121,30 @@ def summary_table(title: str, rows: dict[str, dict]) -> Table:
     table.add_column("statuses")
     # The sandbox in force is part of every result: a weaker one must be seen where the scores are.
     table.add_column("sandbox")
+    table.add_column("memory cap")
     for label, summary in rows.items():
         statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
         cells = [f"{summary[k]:.3f}" if k in summary else "-" for k in ks]
         sandbox = summary.get("isolation", "?")
         shown = sandbox if sandbox == "bwrap" else f"[bold red]{sandbox}[/]"
-        table.add_row(label, str(summary["n_problems"]), str(summary["n_samples"]), *cells, statuses, shown)
+        table.add_row(
+            label,
+            str(summary["n_problems"]),
+            str(summary["n_samples"]),
+            *cells,
+            statuses,
+            shown,
+            memory_cap_cell(summary.get("memory_limit")),
+        )
     return table
+
+
+def memory_cap_cell(memory_limit: dict | None) -> str:
+    """The per-sample memory cap and how it holds; per process only (rlimits) is the weaker mode, in red."""
+    if not memory_limit:
+        return "?"
+    text = f"{memory_limit.get('mb', '?')} MB {memory_limit.get('mode', '?')}"
+    return text if str(memory_limit.get("mode", "")).startswith("cgroup") else f"[bold red]{text}[/]"
 
 
 def unparsable_warnings(samples: Sequence[Sample], shown: int = 10) -> list[str]:
@@ -136,16 +164,19 @@ def unparsable_warnings(samples: Sequence[Sample], shown: int = 10) -> list[str]
 
 
 def make_engine(
-    workers: int | None, min_time_limit: float, time_factor: float, sandbox: str | None = None
+    workers: int | None,
+    min_time_limit: float,
+    time_factor: float,
+    sandbox: str | None = None,
+    memory_mb: int | None = None,
 ) -> Engine:
     """The engine for a command; the sandbox is checked now, so a command that cannot isolate stops first."""
     if min_time_limit <= 0 or time_factor <= 0:
         fail("--min-time-limit and --time-factor must be positive")
-    engine = Engine(
-        workers=workers,
-        limits=Limits(min_time_limit=min_time_limit, time_factor=time_factor),
-        isolation=sandbox,
-    )
+    limits = Limits(min_time_limit=min_time_limit, time_factor=time_factor)
+    if memory_mb is not None:
+        limits = replace(limits, memory=memory_mb * 2**20)
+    engine = Engine(workers=workers, limits=limits, isolation=sandbox)
     engine.check_sandbox()
     return engine
 

@@ -34,9 +34,11 @@ class Evaluation:
     isolation: str
     # Verdicts taken from a checkpoint of an earlier, interrupted run.
     reused: int = 0
+    # The per-sample memory cap and how it held (Engine.resource_limits).
+    memory_limit: dict[str, Any] | None = None
 
     def summary(self) -> dict[str, Any]:
-        summary = summarize(self.benchmark, self.samples, self.verdicts, self.isolation)
+        summary = summarize(self.benchmark, self.samples, self.verdicts, self.isolation, self.memory_limit)
         summary["reused_verdicts"] = self.reused
         return summary
 
@@ -93,13 +95,23 @@ def evaluate_samples(
     done = [verdict for verdict in verdicts if verdict is not None]
     unanswered = sum(1 for sample in samples if sample.error is not None)
     reused = len(jobs) - len(todo) - unanswered
-    return Evaluation(benchmark, problems, list(samples), done, engine.isolation, reused)
+    return Evaluation(
+        benchmark, problems, list(samples), done, engine.isolation, reused, engine.resource_limits
+    )
 
 
 def summarize(
-    benchmark: str, samples: Sequence[Sample], verdicts: Sequence[Verdict], isolation: str
+    benchmark: str,
+    samples: Sequence[Sample],
+    verdicts: Sequence[Verdict],
+    isolation: str,
+    memory_limit: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Scores over the tasks that have samples: pass@k for every k up to the smallest sample count."""
+    """Scores over the tasks that have samples: pass@k for every k up to the smallest sample count.
+
+    ``memory_limit`` (``{"mode", "mb", "processes"}``) says how samples were
+    capped: ``mode`` ``rlimits`` is per process only, the weaker cap.
+    """
     counts = sample_counts(verdicts)
     table = pass_at_k_table(counts)
     statuses = Counter(verdict.status for verdict in verdicts)
@@ -114,6 +126,8 @@ def summarize(
     summary["statuses"] = dict(sorted(statuses.items()))
     summary["solved_problems"] = sum(1 for _, c in counts.values() if c > 0)
     summary["isolation"] = isolation
+    if memory_limit is not None:
+        summary["memory_limit"] = dict(memory_limit)
     summary["benchmorph_version"] = __version__
     return summary
 

@@ -17,7 +17,12 @@ JSON header, then the raw code; back, typed frames of relayed bytes, then a
 JSON summary.  The host parses and checks the relayed records.  Both ways on
 the file descriptors that were stdin/stdout when the worker started.
 
-Usage: python _worker.py VALUES_PY UID SCRATCH_ROOT [own-ipc-namespace]
+Usage: python _worker.py VALUES_PY UID SCRATCH_ROOT [own-ipc-namespace] [cgroup=FD:CONTROLLERS ...]
+
+``cgroup=FD:memory,pids`` names an inherited, write-only ``cgroup.procs``
+descriptor of the sample cgroup (see ``cgroups.py`` on the host): each
+sample's child moves itself in through it, so the caps on memory and process
+count hold for all its processes together, while the worker stays outside.
 """
 
 from __future__ import annotations
@@ -44,8 +49,18 @@ _spec.loader.exec_module(values)
 
 CHILD_UID = int(sys.argv[2])
 SCRATCH_ROOT = sys.argv[3]
+FLAGS = sys.argv[4:]
 # Set by the host only when the worker has an IPC namespace to itself (bwrap).
-OWN_IPC_NAMESPACE = sys.argv[4:5] == ["own-ipc-namespace"]
+OWN_IPC_NAMESPACE = "own-ipc-namespace" in FLAGS
+# Inherited cgroup.procs descriptors of the sample cgroup, with the controllers each caps.
+CGROUP_FDS = {
+    int(fd): set(names.split(","))
+    for fd, _, names in (
+        flag[len("cgroup=") :].partition(":") for flag in FLAGS if flag.startswith("cgroup=")
+    )
+}
+MEMORY_CGROUP = any("memory" in names for names in CGROUP_FDS.values())
+PIDS_CGROUP = any("pids" in names for names in CGROUP_FDS.values())
 IS_ROOT = os.geteuid() == 0
 MAX_ERROR = 400
 # Children forked for the current job (their session ids, for cleanup without a uid of their own).
@@ -129,6 +144,25 @@ def describe(exc: BaseException) -> str:
 # ---------------------------------------------------------------- child side
 
 
+def join_sample_cgroup() -> None:
+    """First thing in a sample's child: move into the sample cgroup, and be the OOM killer's first pick.
+
+    Done while still root, through descriptors the host opened (the kernel
+    checks the opener), which are closed at once: model code never holds
+    them.  Failing here fails the sample: it never runs without the caps the
+    host announced.
+    """
+    for fd in CGROUP_FDS:
+        os.write(fd, b"0")  # 0: the writing process itself (and any threads)
+    for fd in CGROUP_FDS:
+        os.close(fd)
+    try:
+        with open("/proc/self/oom_score_adj", "w", encoding="ascii") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
+
+
 def enter_jail(scratch: str, limits: dict, cpu_seconds: int) -> None:
     """Become the unprivileged sample user, in its scratch dir, under rlimits."""
     os.setsid()
@@ -140,14 +174,18 @@ def enter_jail(scratch: str, limits: dict, cpu_seconds: int) -> None:
     os.environ.clear()
     os.environ.update({"HOME": scratch, "TMPDIR": scratch, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
     caps = [
-        (resource.RLIMIT_AS, limits["memory"]),
         (resource.RLIMIT_CPU, cpu_seconds),
         (resource.RLIMIT_NOFILE, limits["open_files"]),
         (resource.RLIMIT_FSIZE, limits["file_size"]),
         (resource.RLIMIT_CORE, 0),
     ]
+    if not MEMORY_CGROUP:
+        # Per process only: the weaker cap, when no cgroup sums the sample's memory.
+        caps.append((resource.RLIMIT_AS, limits["memory"]))
     if IS_ROOT:
-        caps.append((resource.RLIMIT_NPROC, limits["processes"]))
+        # With pids.max in force this is only a backstop, set above it so that the
+        # cgroup is what refuses a fork (and the host reports the cap by name).
+        caps.append((resource.RLIMIT_NPROC, limits["processes"] * (2 if PIDS_CGROUP else 1)))
     for which, value in caps:
         resource.setrlimit(which, (value, value))
     # A write past RLIMIT_FSIZE should fail with EFBIG, not kill the child.
@@ -173,6 +211,7 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
             view = view[os.write(wfd, view) :]
 
     try:
+        join_sample_cgroup()
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
@@ -225,6 +264,7 @@ def run_stdin_child(
 ) -> None:
     """Run the program as __main__ with the test input on stdin and stdout/stderr piped to the worker."""
     try:
+        join_sample_cgroup()
         keep_only_fds({out_w, err_w})
         enter_jail(scratch, job["limits"], cpu_seconds)
         path = os.path.join(scratch, ".stdin")
@@ -355,6 +395,8 @@ def cleanup(scratch: str, child_groups: list[int]) -> None:
     helper = os.fork()
     if helper == 0:
         try:
+            for fd in CGROUP_FDS:
+                os.close(fd)
             if IS_ROOT:
                 os.setgroups([])
                 os.setgid(CHILD_UID)
@@ -676,8 +718,24 @@ def warm_up() -> None:
     gc.freeze()
 
 
+def become_subreaper() -> None:
+    """Be the parent of orphaned sample processes, so clean-up reaps them at once.
+
+    Killed orphans otherwise wait for init (the host's, in the rlimits-only
+    mode) to reap them, and until then still count against the next sample's
+    process cap (``pids.max``, RLIMIT_NPROC).
+    """
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
 def main() -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    become_subreaper()
     warm_up()
     if OWN_IPC_NAMESPACE and IS_ROOT:
         forbid_sysv_ipc()

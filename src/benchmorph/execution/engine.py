@@ -129,6 +129,20 @@ class Engine:
     def isolation(self) -> str:
         return self.pool.isolation
 
+    @property
+    def resource_limits(self) -> dict[str, Any]:
+        """The per-sample caps on memory and processes, and how they are enforced.
+
+        ``mode`` is ``cgroup-v2`` or ``cgroup-v1`` when one cgroup per worker
+        caps a sample's processes together, or ``rlimits`` when each process
+        is capped alone (a sample that forks can then use a multiple of ``mb``).
+        """
+        return {
+            "mode": self.pool.memory_mode,
+            "mb": self.limits.memory // 2**20,
+            "processes": self.limits.processes,
+        }
+
     def check_sandbox(self) -> str:
         """Start nothing yet, but make sure the requested sandbox can run here (raises SandboxUnavailable)."""
         return isolation_mode(self._isolation)

@@ -11,7 +11,9 @@ class Limits:
 
     The per-test time limit is ``max(min_time_limit, time_factor * reference
     time)`` (EvoEval: 1 s and 4x); ``setup_time`` covers importing and
-    executing the solution's top level before the first test.
+    executing the solution's top level before the first test.  ``memory`` and
+    ``processes`` hold for all of a sample's processes together where a cgroup
+    is writable (see ``cgroups.py``), else per process (rlimits).
     """
 
     min_time_limit: float = 1.0

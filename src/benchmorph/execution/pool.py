@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 
+from benchmorph.execution.cgroups import detect as detect_cgroups
 from benchmorph.execution.sandbox import WorkerCrashed, WorkerProcess, isolation_mode
 
 
@@ -24,8 +25,13 @@ class WorkerPool:
         self.size = max(1, workers or os.cpu_count() or 1)
         # Validated even when given: 'bwrap' must really work here, or the pool refuses to start.
         self.isolation = isolation_mode(isolation)
+        # One cgroup per worker caps each sample's processes together; without one, rlimits per process.
+        self.cgroups = detect_cgroups()
+        self.memory_mode = self.cgroups.mode if self.cgroups else "rlimits"
         self._idle: queue.Queue[WorkerProcess] = queue.Queue()
-        self._all = [WorkerProcess(slot, self.isolation, scratch_size) for slot in range(self.size)]
+        self._all = [
+            WorkerProcess(slot, self.isolation, scratch_size, self.cgroups) for slot in range(self.size)
+        ]
         for worker in self._all:
             self._idle.put(worker)
         self._closed = False

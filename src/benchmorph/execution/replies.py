@@ -21,8 +21,18 @@ def assemble_reply(kind: object, summary: dict, frames: list[tuple[bytes, bytes]
     if "total" not in summary:  # ping, need_inputs, fatal: nothing was run
         return summary
     if kind == "stdin":
-        return stdin_reply(summary, frames)
-    return function_reply(summary, b"".join(payload for _kind, payload in frames))
+        reply = stdin_reply(summary, frames)
+    else:
+        reply = function_reply(summary, b"".join(payload for _kind, payload in frames))
+    cap = summary.get("cap")
+    if cap:
+        # The host saw the sample's processes together hit a cgroup cap (memory, processes).
+        # That decides the verdict whatever the records say: the kernel may have cut
+        # them short anywhere, in loading as well as in a test.
+        reply.update(violation=str(cap), setup_error=None)
+        if reply.get("timeout_in") == "setup":
+            reply["timeout_in"] = None
+    return reply
 
 
 def stdin_reply(summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:

@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from benchmorph.data import values as values_module
+from benchmorph.execution.cgroups import CgroupSupport, SampleCgroup
 from benchmorph.execution.replies import assemble_reply
 
 WORKER_SCRIPT = Path(__file__).with_name("_worker.py")
@@ -261,7 +262,9 @@ _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchmorph-spaw
 class WorkerProcess:
     """One sandbox worker and its framed JSON pipe."""
 
-    def __init__(self, slot: int, isolation: str, scratch_size: int) -> None:
+    def __init__(
+        self, slot: int, isolation: str, scratch_size: int, cgroups: CgroupSupport | None = None
+    ) -> None:
         self.slot = slot
         self.isolation = isolation
         self.scratch_size = scratch_size
@@ -269,6 +272,9 @@ class WorkerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.known_inputs: set[str] = set()
         self._fallback_root: str | None = None
+        # Where the caps on a sample's processes together live (see cgroups.py); None: rlimits only.
+        self.cgroups = cgroups
+        self.cgroup: SampleCgroup | None = None
 
     def start(self) -> None:
         self.known_inputs.clear()
@@ -293,15 +299,38 @@ class WorkerProcess:
                 "PYTHONHASHSEED": "0",
                 "PYTHONDONTWRITEBYTECODE": "1",
             }
-        self.proc = _spawner.submit(
-            subprocess.Popen,
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            start_new_session=True,
-        ).result()
+        passed = self._sample_cgroup()
+        cmd += [f"cgroup={fd}:{controllers}" for fd, controllers in passed]
+        try:
+            self.proc = _spawner.submit(
+                subprocess.Popen,
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+                pass_fds=[fd for fd, _ in passed],
+            ).result()
+        finally:
+            for fd, _ in passed:
+                os.close(fd)
+
+    def _sample_cgroup(self) -> list[tuple[int, str]]:
+        """A fresh sample cgroup for this worker, and the cgroup.procs descriptors it gets."""
+        if self.cgroups is None:
+            return []
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        try:
+            self.cgroup = SampleCgroup(self.cgroups)
+            return self.cgroup.open_procs()
+        except OSError as exc:
+            if self.cgroup is not None:
+                self.cgroup.remove()
+                self.cgroup = None
+            raise WorkerCrashed(f"cannot create the sample cgroup: {exc}") from None
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -316,6 +345,12 @@ class WorkerProcess:
         if not self.alive():
             self.start()
         assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        limits = message.get("limits")
+        if self.cgroup is not None and limits:
+            try:
+                self.cgroup.apply(int(limits["memory"]), int(limits["processes"]))
+            except OSError as exc:
+                return {"fatal": f"cannot set the sample cgroup's caps: {exc}"}
         header = dict(message)
         code = str(header.pop("code", "")).encode("utf-8", "surrogatepass")
         header["code_len"] = len(code)
@@ -341,6 +376,13 @@ class WorkerProcess:
                 else str(exc) or type(exc).__name__
             )
             raise WorkerCrashed(reason) from None
+        if self.cgroup is not None and limits:
+            try:
+                summary["cap"] = self.cgroup.exceeded()
+            except (OSError, ValueError) as exc:
+                summary["cap"] = (
+                    f"cannot read the sample cgroup's counters ({exc}): the caps may not have held"
+                )
         return assemble_reply(message.get("kind"), summary, frames)
 
     def _read(self, size: int, deadline: float) -> bytes:
@@ -378,6 +420,9 @@ class WorkerProcess:
                 except OSError:
                     pass
             self.proc = None
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
         if self._fallback_root:
             shutil.rmtree(self._fallback_root, ignore_errors=True)
             self._fallback_root = None
