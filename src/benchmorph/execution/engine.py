@@ -371,12 +371,15 @@ class Engine:
         return runs
 
     def verdict_key(self, job: Job) -> str:
-        """Content key of a verdict: problem, tests with expected outputs, code and limits.
+        """Content key of a verdict: problem, tests with expected outputs, code, limits and sandbox.
 
         Equal keys mean the sandbox would be asked exactly the same question,
-        which is what makes reusing a checkpointed verdict safe.
+        which is what makes reusing a checkpointed verdict safe.  The sandbox
+        and how memory is capped are part of the question: a verdict judged
+        under rlimits must not be reused by a bwrap run, nor the other way.
         """
-        payload = [self._problem_key(job.problem), job.code, self.limits.__dict__]
+        sandbox = [self.isolation, self.pool.memory_mode]
+        payload = [self._problem_key(job.problem), job.code, self.limits.__dict__, sandbox]
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
     def _problem_key(self, problem: Problem) -> str:
