@@ -85,7 +85,7 @@ def test_ctf_pipeline_covers_every_branch(tmp_path: Path) -> None:
         assert "HumanEval/2" in result.stderr and "no CTF candidate" in result.stderr
 
         candidates = {v.id: v for v in read_native(tmp_path / "ctf.candidates.jsonl")}
-        outcome = {vid: (v.provenance["label"], v.provenance["status"]) for vid, v in candidates.items()}
+        outcome = {vid: (v.provenance["label"], v.provenance["stage"]) for vid, v in candidates.items()}
         assert outcome == {
             "HumanEval/12/ctf-0": ("ctf", "labelled"),
             "HumanEval/12/ctf-1": ("unparseable", "unparseable"),

@@ -118,6 +118,9 @@ def test_mine_command_writes_variants_that_load_as_a_benchmark(tmp_path: Path) -
     out = tmp_path / "v.jsonl"
     result = run_cli("morph", "mine", "humaneval", "--out", str(out), cache=tmp_path / "cache")
     assert result.returncode == 0, result.stderr
-    assert "problems with a variant" in result.stdout
+    assert "variants of" in result.stdout and "check that decided it" in result.stdout
+    candidates = read_native(tmp_path / "v.candidates.jsonl")
+    assert {c.provenance["status"] for c in candidates} >= {"accepted", "rejected"}
+    assert all(c.provenance["check"] for c in candidates if c.provenance["status"] != "accepted")
     variants = read_native(out)
     assert variants and all(isinstance(v, Variant) and v.parent_id.startswith("HumanEval/") for v in variants)

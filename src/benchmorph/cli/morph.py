@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from pydantic.fields import FieldInfo
 from rich.table import Table
 
 from benchmorph.cli.progress import progress_bar
@@ -19,14 +20,139 @@ from benchmorph.cli.shared import (
     make_engine,
     out_console,
 )
-from benchmorph.data.native import write_native
+from benchmorph.data.errors import InputError
 from benchmorph.data.registry import load_benchmark
-from benchmorph.morph.mine import DEFAULT_EPSILON, mine
+from benchmorph.models import LLMCache
+from benchmorph.morph.mine import DEFAULT_EPSILON
+from benchmorph.morph.transform import (
+    MorphContext,
+    MorphReport,
+    get_transform,
+    run_transform,
+    transform_names,
+    write_morph_report,
+)
 
 morph_app = typer.Typer(
     help="Make new, execution-verified benchmarks from existing ones.", no_args_is_help=True
 )
 app.add_typer(morph_app, name="morph")
+
+
+def run_and_print(
+    name: str,
+    benchmark: str,
+    out: Path,
+    options: dict[str, Any],
+    *,
+    data: Path | None,
+    workers: int | None,
+    sandbox: str | None,
+    memory_mb: int | None,
+    seed: int = 0,
+    limit: int | None = None,
+    tasks: str | None = None,
+    cache_path: Path | None = None,
+) -> MorphReport:
+    """What every morph command does: load, run the transform, write variants and candidates, print yields."""
+    from benchmorph.cli.generation import select_problems
+
+    transform = get_transform(name)
+    bench = load_benchmark(benchmark, data)
+    problems = select_problems(bench.problems, limit, tasks)
+    with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine:
+        cache = LLMCache(cache_path) if transform.needs_llm else None
+        try:
+            ctx = MorphContext(
+                engine=engine,
+                cache=cache,
+                seed=seed,
+                progress=lambda description, total: progress_bar(console, description, total),
+            )
+            report = run_transform(name, problems, ctx, options)
+        finally:
+            if cache is not None:
+                cache.close()
+    variants_path, candidates_path = write_morph_report(report, out)
+    table = Table(title=f"{name} on {bench.name}: every candidate, by the check that decided it")
+    for column in ("status", "check", "candidates"):
+        table.add_column(column, justify="right" if column == "candidates" else "left")
+    for status, check, count in report.yield_table():
+        table.add_row(status, check, str(count))
+    out_console.print(table)
+    out_console.print(
+        f"{len(report.variants)} variants of {report.problems_with_variant} of {report.parents} problems"
+    )
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+    out_console.print(f"variants: {variants_path}\ncandidates (for review): {candidates_path}")
+    return report
+
+
+def parse_transform_options(name: str, args: list[str]) -> dict[str, Any]:
+    """``--field-name value`` / ``--flag`` / ``--field-name=value`` pairs for the transform's own options."""
+    fields: dict[str, FieldInfo] = get_transform(name).Options.model_fields
+    parsed: dict[str, Any] = {}
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if not word.startswith("--"):
+            raise InputError(f"unexpected argument '{word}' (transform options look like --name value)")
+        key, has_value, value = word[2:].partition("=")
+        field = key.replace("-", "_")
+        if field not in fields:
+            known = ", ".join("--" + known.replace("_", "-") for known in fields) or "none"
+            raise InputError(f"transform {name} has no option --{key}; its options: {known}")
+        if fields[field].annotation is bool and not has_value:
+            parsed[field] = True
+            index += 1
+            continue
+        if not has_value:
+            if index + 1 >= len(args):
+                raise InputError(f"--{key} needs a value")
+            value = args[index + 1]
+            index += 1
+        parsed[field] = value
+        index += 1
+    return parsed
+
+
+@morph_app.command("list")
+def list_command() -> None:
+    """The registered transforms, their contracts and their options."""
+    table = Table(title="transforms (benchmorph morph run NAME BENCH --out V.jsonl [options])")
+    for column in ("name", "LLM", "what it makes", "options"):
+        table.add_column(column)
+    for name in transform_names():
+        transform = get_transform(name)
+        options = ", ".join("--" + field.replace("_", "-") for field in transform.Options.model_fields)
+        table.add_row(name, "yes" if transform.needs_llm else "no", transform.summary, options or "-")
+    out_console.print(table)
+
+
+@morph_app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Transform name (see `benchmorph morph list`).")],
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name or problems file.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Variants JSONL to write.")] = Path(
+        "benchmorph-out/variants.jsonl"
+    ),
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+    tasks: Annotated[str | None, typer.Option("--tasks")] = None,
+    cache_path: Annotated[Path | None, typer.Option("--cache-path")] = None,
+    data: DataOption = None,
+    workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
+    memory_mb: MemoryOption = None,
+) -> None:
+    """Run any registered transform; its own options follow as --name value (see `morph list`)."""
+    options = parse_transform_options(name, list(ctx.args))
+    run_and_print(
+        name, benchmark, out, options, data=data, workers=workers, sandbox=sandbox, memory_mb=memory_mb,
+        seed=seed, limit=limit, tasks=tasks, cache_path=cache_path,
+    )  # fmt: skip
 
 
 @morph_app.command("mine")
@@ -46,38 +172,11 @@ def mine_command(
     sandbox: SandboxOption = None,
     memory_mb: MemoryOption = None,
 ) -> None:
-    """Counterfactual variants without an LLM: paired description/reference edits verified by execution."""
-    bench = load_benchmark(benchmark, data)
-    with (
-        make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine,
-        progress_bar(console, f"mine {bench.name}", None) as advance,
-    ):
-        report = mine(bench.problems, engine, epsilon=epsilon, keep_all=keep_all, progress=advance)
-    write_native(out, report.variants)
-    table = Table(title=f"mined counterfactuals: {bench.name}")
-    table.add_column("what")
-    table.add_column("count", justify="right")
-    table.add_row("problems", str(report.parents))
-    table.add_row("candidate edits", str(report.candidates))
-    for reason, count in sorted(report.rejected.items()):
-        table.add_row(f"rejected: {reason}", str(count))
-    table.add_row("variants written", str(len(report.variants)))
-    table.add_row("problems with a variant", str(report.problems_with_variant))
-    out_console.print(table)
-    out_console.print(f"variants: {out}")
-
-
-def split_specs(text: str) -> list[str]:
-    """``SPEC[,SPEC...]`` where an openai spec may itself list URLs separated by commas."""
-    specs: list[str] = []
-    for piece in (part.strip() for part in text.split(",")):
-        if not piece:
-            continue
-        if specs and piece.startswith(("http://", "https://")):
-            specs[-1] += "," + piece
-        else:
-            specs.append(piece)
-    return specs
+    """Alias of `morph run mine`: counterfactuals from paired description/code edits, verified by execution."""
+    run_and_print(
+        "mine", benchmark, out, {"epsilon": epsilon, "all": keep_all},
+        data=data, workers=workers, sandbox=sandbox, memory_mb=memory_mb,
+    )  # fmt: skip
 
 
 @morph_app.command("ctf")
@@ -119,52 +218,14 @@ def ctf_command(
     sandbox: SandboxOption = None,
     memory_mb: MemoryOption = None,
 ) -> None:
-    """Counterfactual variants with LLMs: propose, filter by D_Q, solve, label Bad/Robust/CTF, select, test."""
-    from benchmorph.cli.generation import select_problems
-    from benchmorph.models import GenerationParams, LLMCache, RetryPolicy, parse_spec
-    from benchmorph.morph.ctf import run_pipeline
-
-    generators = [parse_spec(text) for text in split_specs(generator)]
-    solver_spec = parse_spec(solver)
-    bench = load_benchmark(benchmark, data)
-    chosen = select_problems(bench.problems, limit, tasks)
-    params = GenerationParams(temperature=temperature, max_tokens=max_tokens, seed=seed)
-    policy = RetryPolicy(retries=retries, base_delay=backoff, timeout=timeout)
-    with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine, LLMCache(cache_path) as cache:
-        with progress_bar(console, f"references {bench.name}", len(chosen)) as advance:
-            parents = engine.prepare(chosen, advance).problems
-        console.print(
-            f"asking {len(generators)} generator(s) for {candidates} candidates on {len(parents)} problems"
-        )
-        report = run_pipeline(
-            parents,
-            generators,
-            solver_spec,
-            engine,
-            cache,
-            candidates=candidates,
-            solutions=solutions,
-            epsilon=epsilon,
-            lam=lam,
-            min_agreement=min_agreement,
-            embedder=embedder,
-            generator_params=params,
-            solver_params=params,
-            concurrency=concurrency,
-            policy=policy,
-            bar=lambda description, total: progress_bar(console, description, total),
-        )
-    write_native(out, report.variants)
-    everything = out.with_name(out.stem + ".candidates.jsonl")
-    write_native(everything, [candidate.as_variant(solver_spec.text) for candidate in report.candidates])
-    table = Table(title=f"counterfactual candidates: {bench.name}")
-    table.add_column("outcome")
-    table.add_column("count", justify="right")
-    for outcome, count in sorted(report.counts.items()):
-        table.add_row(outcome, str(count))
-    table.add_row("variants written", str(len(report.variants)))
-    out_console.print(table)
-    if report.without_ctf:
-        shown = ", ".join(report.without_ctf[:10]) + (" ..." if len(report.without_ctf) > 10 else "")
-        console.print(f"[yellow]note:[/] {len(report.without_ctf)} problems got no CTF candidate: {shown}")
-    out_console.print(f"variants: {out}\ncandidates (for review): {everything}")
+    """Alias of `morph run ctf`: propose with LLMs, filter by D_Q, solve, label Bad/Robust/CTF, select, test."""
+    options = {
+        "generator": generator, "solver": solver, "candidates": candidates, "solutions": solutions,
+        "epsilon": epsilon, "lam": lam, "min_agreement": min_agreement, "embedder": embedder,
+        "temperature": temperature, "max_tokens": max_tokens, "concurrency": concurrency,
+        "timeout": timeout, "retries": retries, "backoff": backoff,
+    }  # fmt: skip
+    run_and_print(
+        "ctf", benchmark, out, options, data=data, workers=workers, sandbox=sandbox, memory_mb=memory_mb,
+        seed=seed, limit=limit, tasks=tasks, cache_path=cache_path,
+    )  # fmt: skip

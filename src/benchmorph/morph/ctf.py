@@ -9,38 +9,45 @@ and users can run, inspect or replace any of them:
 4. :func:`label`: run them on the parent's inputs; Bad / Robust / CTF by agreement;
 5. :func:`measure_change`: D_S and the fraction of inputs whose output changed;
 6. :func:`select`: per problem, argmax D_S - lambda * D_Q among CTF candidates;
-7. :func:`complete_tests`: inherited inputs, outputs from the CTF solution, examples rewritten.
+7. :func:`finalize_ctf`: the shared ``finalize_variants`` (inherited inputs, outputs from the CTF
+   solution, examples rewritten, quality checks); selection happens among the candidates it accepts.
+
+``CtfTransform`` registers the whole pipeline as the ``ctf`` transform.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from pydantic import Field
 
 from benchmorph.data import values
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.compare import values_match
 from benchmorph.execution.engine import Engine
-from benchmorph.models import GenerationParams, LLMCache, ModelSpec, embed
+from benchmorph.models import GenerationParams, LLMCache, ModelSpec, RetryPolicy, embed, parse_spec
 from benchmorph.models.ask import ask
 from benchmorph.models.generate import generate
 from benchmorph.morph.ctf_prompts import parse_proposal, proposal_request
+from benchmorph.morph.finalize import Draft, decided, finalize_variants
+from benchmorph.morph.transform import (
+    ACCEPTED,
+    REJECTED,
+    MorphContext,
+    MorphReport,
+    ProgressFactory,
+    Transform,
+    TransformOptions,
+    no_progress,
+    register_transform,
+)
 from benchmorph.validation.distances import description_distance, solution_distance
-from benchmorph.validation.example_check import with_recomputed_examples
 
 Label = Literal["bad", "robust", "ctf"]
-BarFactory = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]
-
-
-@contextmanager
-def _no_bar(description: str, total: int) -> Iterator[Callable[[int], None]]:
-    yield lambda count: None
-
-
 DEFAULT_EPSILON = 0.13
 DEFAULT_LAMBDA = 1.2
 
@@ -68,6 +75,7 @@ class CtfCandidate:
     d_s: float | None = None
     selected: bool = False
     needs_new_tests: list[str] = field(default_factory=list)
+    record: Variant | None = None  # what finalize_variants made of it (CTF candidates only)
 
     def as_problem(self) -> Problem:
         """The candidate as a problem a solver can be asked (no reference yet)."""
@@ -84,7 +92,7 @@ class CtfCandidate:
             "d_s": self.d_s,
             "behavior_change": self.behavior_change,
             "label": self.label or self.status,
-            "status": self.status,
+            "stage": self.status,
             "reason": self.reason,
             "agreement": self.agreement,
             "needs_new_tests": self.needs_new_tests,
@@ -105,14 +113,6 @@ class CtfCandidate:
             label=self.label or "bad",
             provenance=provenance,
         )
-
-
-@dataclass
-class PipelineReport:
-    candidates: list[CtfCandidate]
-    variants: list[Variant]
-    counts: dict[str, int]
-    without_ctf: list[str]  # parent ids with no CTF candidate
 
 
 def propose(
@@ -259,12 +259,18 @@ def measure_change(candidates: Sequence[CtfCandidate], embedder: ModelSpec | str
 
 
 def select(candidates: Sequence[CtfCandidate], lam: float = DEFAULT_LAMBDA) -> list[str]:
-    """Mark the best CTF candidate per parent; returns the parent ids that had none."""
+    """Mark the best finalized CTF candidate per parent; returns the parent ids that had none.
+
+    Only candidates that ``finalize_ctf`` accepted compete: a counterfactual
+    whose examples or checks fail must not win because its D_S is high.
+    """
     best: dict[str, CtfCandidate] = {}
     parents: dict[str, None] = {}
     for candidate in candidates:
         parents[candidate.parent.id] = None
-        if candidate.label != "ctf":
+        if candidate.label != "ctf" or candidate.record is None:
+            continue
+        if candidate.record.provenance.get("status") != ACCEPTED:
             continue
         score = (candidate.d_s or 0.0) - lam * (candidate.d_q or 0.0)
         current = best.get(candidate.parent.id)
@@ -275,44 +281,43 @@ def select(candidates: Sequence[CtfCandidate], lam: float = DEFAULT_LAMBDA) -> l
     return [parent for parent in parents if parent not in best]
 
 
-def complete_tests(selected: Sequence[CtfCandidate], engine: Engine, solver: str) -> list[Variant]:
-    """Variants with the parent's inputs, outputs recomputed by the CTF solution, and examples rewritten.
+def finalize_ctf(candidates: Sequence[CtfCandidate], engine: Engine, solver: str) -> None:
+    """Every CTF candidate through the shared ``finalize_variants``; the outcome is kept on the candidate.
 
-    Inputs on which the CTF solution raises or times out are listed as
-    ``needs_new_tests`` (the original inputs are not valid for the new task).
+    The parent's inputs are kept and their outputs recomputed with the agreed
+    solution; inputs it cannot run are listed as ``needs_new_tests`` (they
+    may be invalid for the new problem) rather than rejecting the variant.
     """
-    drafts = [candidate.as_variant(solver) for candidate in selected]
-    prepared = engine.prepare(drafts)
-    ready = {variant.id: variant for variant in prepared.problems}
-    variants: list[Variant] = []
-    for candidate, draft in zip(selected, drafts, strict=True):
-        done = ready.get(draft.id)
-        if done is None:
-            candidate.reason = (
-                f"the CTF solution fails on every inherited input: {prepared.unusable.get(draft.id)}"
-            )
-            candidate.needs_new_tests = [repr(test.input)[:200] for test in draft.tests]
-            variants.append(
-                draft.model_copy(
-                    update={"provenance": {**draft.provenance, "needs_new_tests": candidate.needs_new_tests}}
+    ctf = [candidate for candidate in candidates if candidate.label == "ctf" and candidate.solution]
+    drafts = [
+        Draft(variant=candidate.as_variant(solver), parent=candidate.parent, failed_inputs="flag")
+        for candidate in ctf
+    ]
+    finalized = finalize_variants(drafts, engine)
+    for candidate, record in zip(ctf, finalized.candidates, strict=True):
+        candidate.record = record
+        if record.provenance.get("status") != ACCEPTED:
+            candidate.reason = f"{record.provenance.get('check')}: {record.provenance.get('reason')}"
+
+
+def candidate_records(candidates: Sequence[CtfCandidate], solver: str) -> list[Variant]:
+    """One record per candidate, for ``ctf.candidates.jsonl``: status, deciding check and reason."""
+    records = []
+    for candidate in candidates:
+        if candidate.record is not None:
+            record = candidate.record
+            provenance = {**record.provenance, "selected": candidate.selected}
+            if provenance.get("status") == ACCEPTED and not candidate.selected:
+                provenance.update(
+                    status=REJECTED,
+                    check="selection",
+                    reason="another CTF candidate scores higher D_S - lam D_Q",
                 )
-            )
-            continue
-        dropped = prepared.dropped_tests.get(draft.id, [])
-        provenance = dict(done.provenance)
-        if dropped:
-            provenance["needs_new_tests"] = sorted(set(candidate.needs_new_tests) | set(dropped))
-        variants.append(done.model_copy(update={"provenance": provenance}))
-    rewritten = with_recomputed_examples(variants, engine)
-    finished = []
-    for variant in variants:
-        outcome = rewritten[variant.id]
-        if isinstance(outcome, str):
-            provenance = {**variant.provenance, "examples_problem": outcome}
-            finished.append(variant.model_copy(update={"provenance": provenance}))
+            records.append(record.model_copy(update={"provenance": provenance}))
         else:
-            finished.append(outcome)
-    return finished
+            check = candidate.label if candidate.status == "labelled" else candidate.status
+            records.append(decided(candidate.as_variant(solver), REJECTED, check, candidate.reason))
+    return records
 
 
 def run_pipeline(
@@ -330,16 +335,16 @@ def run_pipeline(
     embedder: ModelSpec | str = "local",
     generator_params: GenerationParams | None = None,
     solver_params: GenerationParams | None = None,
-    bar: BarFactory | None = None,
+    bar: ProgressFactory | None = None,
     **options: Any,
-) -> PipelineReport:
+) -> MorphReport:
     """Every step in order; ``parents`` must be prepared (tests carry the original outputs).
 
     ``bar(description, total)`` is a context manager yielding an ``advance(n)``
     callback; the CLI passes its progress bar so each LLM step shows one.
     """
     sampling = GenerationParams(temperature=0.8, max_tokens=1024, seed=0)
-    bar = bar or _no_bar
+    bar = bar or no_progress
     with bar("propose", len(parents) * len(generators) * candidates) as advance:
         found = propose(
             parents, generators, candidates, cache, generator_params or sampling, progress=advance, **options
@@ -350,11 +355,94 @@ def run_pipeline(
         solve(found, solver, solutions, cache, solver_params or sampling, progress=advance, **options)
     label(found, engine, min_agreement)
     measure_change(found, embedder, cache)
+    finalize_ctf(found, engine, solver.text)
     without = select(found, lam)
-    chosen = [candidate for candidate in found if candidate.selected]
-    variants = complete_tests(chosen, engine, solver.text)
-    counts: dict[str, int] = defaultdict(int)
-    for candidate in found:
-        counts[candidate.label or candidate.status] += 1
-    counts["needs_new_tests"] = sum(1 for variant in variants if variant.provenance.get("needs_new_tests"))
-    return PipelineReport(found, variants, dict(counts), without)
+    records = candidate_records(found, solver.text)
+    variants = [
+        record.model_copy(update={"provenance": {**record.provenance, "selected": True}})
+        for record, candidate in zip(records, found, strict=True)
+        if candidate.selected
+    ]
+    notes = [f"{len(without)} problems got no CTF candidate: " + ", ".join(without)] if without else []
+    return MorphReport("ctf", variants, records, parents=len(parents), notes=notes)
+
+
+class CtfOptions(TransformOptions):
+    generator: str = Field(description="Generator model spec(s), comma-separated.")
+    solver: str = Field(description="Solver model spec.")
+    candidates: int = Field(5, ge=1, description="Proposals per generator and problem.")
+    solutions: int = Field(3, ge=2, description="Solver solutions per candidate.")
+    epsilon: float = Field(DEFAULT_EPSILON, ge=0.0, description="Largest D_Q kept.")
+    lam: float = Field(DEFAULT_LAMBDA, ge=0.0, description="Selection: argmax D_S - lam * D_Q.")
+    min_agreement: int = Field(2, ge=2, description="Solutions that must agree for Robust/CTF.")
+    embedder: str = Field("local", description="Embedder spec for D_S.")
+    temperature: float = Field(0.8, ge=0.0, description="Sampling temperature (both models).")
+    max_tokens: int = Field(1024, ge=1)
+    concurrency: int | None = Field(None, ge=1)
+    timeout: float = Field(300.0, gt=0.0)
+    retries: int = Field(5, ge=0)
+    backoff: float = Field(1.0, ge=0.0)
+
+
+def split_specs(text: str) -> list[str]:
+    """``SPEC[,SPEC...]`` where an openai spec may itself list URLs separated by commas."""
+    specs: list[str] = []
+    for piece in (part.strip() for part in text.split(",")):
+        if not piece:
+            continue
+        if specs and piece.startswith(("http://", "https://")):
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
+@register_transform
+class CtfTransform(Transform):
+    """The CTF-Code pipeline: LLM-proposed counterfactual descriptions, labelled by running solver solutions.
+
+    Contract: each candidate description moves at most epsilon (D_Q) from the
+    parent's; at least ``min_agreement`` independent solutions must agree on
+    the parent's inputs and differ from the parent's outputs (CTF, not Robust
+    or Bad); the variant keeps the parent's inputs with outputs from the agreed
+    solution (inputs it cannot run are listed as ``needs_new_tests``), passes
+    ``finalize_variants``, and per problem the accepted candidate with the
+    largest D_S - lam * D_Q is published.
+    """
+
+    name = "ctf"
+    summary = "counterfactuals proposed by LLMs and labelled Bad/Robust/CTF by execution (CTF-Code)"
+    needs_llm = True
+    Options = CtfOptions
+
+    def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
+        options = ctx.options
+        assert isinstance(options, CtfOptions)
+        if ctx.cache is None:
+            raise ValueError("the ctf transform needs an LLM cache in its context")
+        generators = [parse_spec(text) for text in split_specs(options.generator)]
+        solver = parse_spec(options.solver)
+        params = GenerationParams(
+            temperature=options.temperature, max_tokens=options.max_tokens, seed=ctx.seed
+        )
+        policy = RetryPolicy(retries=options.retries, base_delay=options.backoff, timeout=options.timeout)
+        with ctx.progress(f"references {len(problems)} problems", len(problems)) as advance:
+            parents = ctx.engine.prepare(problems, advance).problems
+        return run_pipeline(
+            parents,
+            generators,
+            solver,
+            ctx.engine,
+            ctx.cache,
+            candidates=options.candidates,
+            solutions=options.solutions,
+            epsilon=options.epsilon,
+            lam=options.lam,
+            min_agreement=options.min_agreement,
+            embedder=options.embedder,
+            generator_params=params,
+            solver_params=params,
+            concurrency=options.concurrency,
+            policy=policy,
+            bar=ctx.progress,
+        )

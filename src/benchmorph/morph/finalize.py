@@ -1,0 +1,115 @@
+"""The one road from a proposed variant to a published one, shared by every transform.
+
+``finalize_variants`` prepares each draft in the sandbox (the variant's
+outputs come from running its own reference on the inherited inputs),
+rewrites the worked examples of its description to agree with that
+reference, runs the quality checks of ``benchmorph.validation.quality``, and
+writes provenance.  Every draft comes back as a candidate with a status, the
+check that decided it and a one-line reason; only accepted ones are variants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from benchmorph.data.models import Problem, Variant
+from benchmorph.execution.engine import Engine
+from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED, Advance
+from benchmorph.validation.example_check import with_recomputed_examples
+from benchmorph.validation.quality import CheckInput, Edit, changed_fraction, run_checks
+
+
+@dataclass
+class Draft:
+    """A proposed variant before it is trusted.
+
+    ``variant`` holds the new prompt and reference and the inherited inputs
+    (their outputs are recomputed here); ``parent`` is the prepared parent
+    (its tests carry the parent's outputs).  ``failed_inputs`` says what an
+    inherited input the new reference cannot run means: ``reject`` (a rule
+    edit must run on every input) or ``flag`` (an LLM counterfactual may make
+    some inputs invalid; they are listed as ``needs_new_tests``).
+    ``outputs`` says whether the variant must change the parent's outputs
+    (counterfactuals, evolutions) or keep them (meaning-preserving rewrites).
+    """
+
+    variant: Variant
+    parent: Problem
+    edit: Edit | None = None
+    failed_inputs: Literal["reject", "flag"] = "reject"
+    outputs: Literal["change", "keep"] = "change"
+    checks: Sequence[str] | None = None  # quality checks to run (None: all registered)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Finalized:
+    variants: list[Variant]  # accepted, in draft order
+    candidates: list[Variant]  # every draft, with provenance status / check / reason
+
+
+def decided(variant: Variant, status: str, check: str | None = None, reason: str | None = None) -> Variant:
+    """The candidate record: the variant with its status, deciding check and reason in its provenance."""
+    provenance = {**variant.provenance, "status": status, "check": check, "reason": reason}
+    return variant.model_copy(update={"provenance": provenance})
+
+
+def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance | None = None) -> Finalized:
+    """Prepare, recompute tests and examples, check and record provenance for every draft."""
+    outcome: dict[int, Variant] = {}
+    prepared = engine.prepare([draft.variant for draft in drafts], progress)
+    ready = {problem.id: problem for problem in prepared.problems}
+    alive: list[tuple[int, Draft, Variant]] = []
+    for index, draft in enumerate(drafts):
+        variant = draft.variant
+        done = ready.get(variant.id)
+        dropped = prepared.dropped_tests.get(variant.id, [])
+        if done is None:
+            reason = prepared.unusable.get(variant.id) or "its reference fails on every inherited input"
+            outcome[index] = decided(
+                variant, REJECTED, "runs-on-inputs", f"the reference cannot run: {reason}"
+            )
+            continue
+        if dropped and draft.failed_inputs == "reject":
+            outcome[index] = decided(
+                variant, REJECTED, "runs-on-inputs", f"the reference fails on {len(dropped)} inherited inputs"
+            )
+            continue
+        provenance = {**done.provenance, "parent_reference": draft.parent.reference}
+        if dropped:
+            provenance["needs_new_tests"] = sorted(set(provenance.get("needs_new_tests", [])) | set(dropped))
+        alive.append((index, draft, done.model_copy(update={"provenance": provenance})))
+
+    rewritten = with_recomputed_examples([variant for _, _, variant in alive], engine)
+    for index, draft, variant in alive:
+        new = rewritten[variant.id]
+        if isinstance(new, str):
+            outcome[index] = decided(variant, REJECTED, "examples", new)
+            continue
+        item = CheckInput(variant=new, parent=draft.parent, edit=draft.edit, extra=draft.extra)
+        change = changed_fraction(item)
+        if draft.outputs == "change" and change == 0.0:
+            outcome[index] = decided(
+                new, REJECTED, "changes-outputs", "same outputs as the parent on every input (robust)"
+            )
+            continue
+        if draft.outputs == "keep" and change > 0.0:
+            outcome[index] = decided(
+                new, REJECTED, "keeps-outputs", f"{change:.0%} of the outputs differ from the parent's"
+            )
+            continue
+        item.variant = new = new.model_copy(
+            update={"provenance": {**new.provenance, "behavior_change": round(change, 4)}}
+        )
+        findings = run_checks(item, draft.checks)
+        rejects = [finding for finding in findings if finding.severity == "reject"]
+        if rejects:
+            outcome[index] = decided(new, REJECTED, rejects[0].check, rejects[0].reason)
+        elif findings:
+            outcome[index] = decided(new, NEEDS_REVIEW, findings[0].check, findings[0].reason)
+        else:
+            outcome[index] = decided(new, ACCEPTED)
+    candidates = [outcome[index] for index in range(len(drafts))]
+    return Finalized([c for c in candidates if c.provenance["status"] == ACCEPTED], candidates)

@@ -1,0 +1,200 @@
+"""One interface for every way of making variants: a registered ``Transform`` with a documented contract.
+
+A transform turns problems into variants and says what happened to every
+candidate it considered.  Transforms differ in how they propose (paired edit
+rules, LLM rewrites, evolutions), never in how a proposal becomes a variant:
+that is ``finalize_variants`` (``benchmorph.morph.finalize``), which every
+transform ends with.  Adding a transform is one new module in this package
+(or any module that is imported, e.g. through the ``benchmorph.transforms``
+entry point group) holding a subclass decorated with ``@register_transform``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from benchmorph.data.errors import InputError
+from benchmorph.data.models import Problem, Variant
+from benchmorph.data.native import write_native
+from benchmorph.execution.engine import Engine
+from benchmorph.models import GenerationParams, LLMCache
+
+Advance = Callable[[int], None]
+ProgressFactory = Callable[[str, "int | None"], AbstractContextManager[Advance]]
+
+# What a candidate's provenance["status"] may say.
+ACCEPTED = "accepted"
+REJECTED = "rejected"
+NEEDS_REVIEW = "needs_review"
+
+
+@contextmanager
+def no_progress(description: str, total: int | None) -> Iterator[Advance]:
+    """The progress factory for library callers that want none."""
+    yield lambda count=1: None
+
+
+class TransformOptions(BaseModel):
+    """Base of a transform's own options; unknown names are an error, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class MorphContext:
+    """What a transform may use: the sandbox, the LLM cache, sampling parameters, progress and a seed."""
+
+    engine: Engine
+    cache: LLMCache | None = None
+    params: GenerationParams = field(default_factory=GenerationParams)
+    progress: ProgressFactory = no_progress
+    seed: int = 0
+    options: TransformOptions = field(default_factory=TransformOptions)
+
+
+@dataclass
+class MorphReport:
+    """A transform's outcome: the variants to publish and every candidate with its status and reason.
+
+    ``candidates`` holds every candidate considered, accepted or not, as a
+    variant whose provenance carries ``status`` (accepted / rejected /
+    needs_review), the ``check`` that decided it and a one-line ``reason``;
+    that is what ``V.candidates.jsonl`` holds and what reviewers read.
+    """
+
+    transform: str
+    variants: list[Variant]
+    candidates: list[Variant]
+    parents: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def yield_table(self) -> list[tuple[str, str, int]]:
+        """(status, check, count) rows: how many candidates each check decided, accepted first."""
+        counts = Counter(
+            (str(c.provenance.get("status", "?")), str(c.provenance.get("check") or "-"))
+            for c in self.candidates
+        )
+        order = {ACCEPTED: 0, NEEDS_REVIEW: 1, REJECTED: 2}
+        return [
+            (status, check, count)
+            for (status, check), count in sorted(
+                counts.items(), key=lambda item: (order.get(item[0][0], 3), item)
+            )
+        ]
+
+    @property
+    def problems_with_variant(self) -> int:
+        return len({variant.parent_id for variant in self.variants})
+
+
+class Transform(ABC):
+    """A way of making variants.  Subclasses state their contract in their docstring.
+
+    ``name`` is what ``benchmorph morph run NAME`` takes, ``Options`` the
+    transform's own options (a pydantic model: its fields become
+    ``--field-name`` command-line options), and ``run`` must end in
+    ``finalize_variants`` so that every variant gets the same checks.
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    needs_llm: ClassVar[bool] = False
+    Options: ClassVar[type[TransformOptions]] = TransformOptions
+
+    @abstractmethod
+    def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
+        """Variants of ``problems``; ``ctx.options`` is an instance of ``self.Options``."""
+
+    def parse_options(self, values: dict[str, Any], where: str = "options") -> TransformOptions:
+        """Validate user-given options; a bad one is an InputError naming it."""
+        try:
+            return self.Options(**values)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            name = "-".join(str(part) for part in error["loc"]).replace("_", "-") or "?"
+            raise InputError(f"{where}: --{name}: {error['msg']}") from None
+
+
+_REGISTRY: dict[str, type[Transform]] = {}
+_discovered = False
+
+
+def register_transform(cls: type[Transform]) -> type[Transform]:
+    """Class decorator: make a transform available by its ``name``."""
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{cls.__name__} needs a non-empty class attribute 'name'")
+    existing = _REGISTRY.get(name)
+    if existing is not None and existing is not cls and existing.__qualname__ != cls.__qualname__:
+        raise ValueError(f"transform {name!r} is already registered by {existing.__module__}")
+    _REGISTRY[name] = cls
+    return cls
+
+
+def discover() -> None:
+    """Import every module of this package, every ``benchmorph.transforms`` entry point, and the
+    modules named in ``$BENCHMORPH_TRANSFORMS`` (comma-separated), once.
+
+    No list of modules is kept anywhere: a new transform module registers
+    itself when imported.
+    """
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    package = importlib.import_module("benchmorph.morph")
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"benchmorph.morph.{module.name}")
+    for entry in entry_points(group="benchmorph.transforms"):
+        entry.load()
+    for name in filter(
+        None, (part.strip() for part in os.environ.get("BENCHMORPH_TRANSFORMS", "").split(","))
+    ):
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise InputError(f"BENCHMORPH_TRANSFORMS: cannot import {name}: {exc}") from None
+
+
+def transform_names() -> list[str]:
+    discover()
+    return sorted(_REGISTRY)
+
+
+def get_transform(name: str) -> Transform:
+    """An instance of the transform registered as ``name``; an InputError lists the known ones."""
+    discover()
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        raise InputError(f"unknown transform {name!r}; known: {', '.join(sorted(_REGISTRY)) or 'none'}")
+    return cls()
+
+
+def run_transform(
+    name: str, problems: Sequence[Problem], ctx: MorphContext, options: dict[str, Any] | None = None
+) -> MorphReport:
+    """Look up ``name``, validate ``options`` against it, and run it: the use case behind ``morph run``."""
+    transform = get_transform(name)
+    ctx.options = transform.parse_options(options or {}, where=f"transform {name}")
+    return transform.run(problems, ctx)
+
+
+def write_morph_report(report: MorphReport, out: str | Path) -> tuple[Path, Path]:
+    """``out`` gets the variants; ``<out stem>.candidates.jsonl`` beside it every candidate with its reason."""
+    out = Path(out)
+    candidates = out.with_name(out.stem + ".candidates.jsonl")
+    write_native(out, report.variants)
+    write_native(candidates, report.candidates)
+    return out, candidates
