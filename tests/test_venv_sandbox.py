@@ -255,3 +255,38 @@ def test_missing_bwrap_stops_with_how_to_fix_or_opt_out(tmp_venv: Path, tmp_path
     summary = json.loads((chosen["run"] / "summary.json").read_text())
     assert summary["isolation"] == "rlimits"
     assert "rlimits" in result.stdout  # the summary table names the weaker sandbox
+
+
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+
+@pytest.mark.skipif(
+    not SYSTEM_PYTHON.exists() or not shutil.which("git"), reason="no distribution Python (or git) here"
+)
+def test_readme_setup_works_with_an_externally_managed_system_python(tmp_path: Path) -> None:
+    """A newcomer on stock Debian/Ubuntu: only /usr/bin/python3 (PEP 668) on PATH, a fresh clone, the README."""
+    marker = list(Path("/usr/lib").glob("python3*/EXTERNALLY-MANAGED"))
+    if not marker:
+        pytest.skip("the system Python here is not marked externally managed")
+    refused = subprocess.run(
+        [str(SYSTEM_PYTHON), "-m", "pip", "install", "--dry-run", "--no-deps", "rich"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert refused.returncode != 0 and "externally-managed-environment" in refused.stderr + refused.stdout
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=120)
+    env = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    env["BENCHMORPH_CACHE"] = str(tmp_path / "cache")
+    # The README's first command, less the embedded model's two minutes of generation.
+    setup = subprocess.run(
+        ["bash", "-c", "bash scripts/install.sh && .venv/bin/benchmorph demo --no-local --pairs 2"],
+        cwd=clone, env=env, capture_output=True, text=True, timeout=1500,
+    )  # fmt: skip
+    assert setup.returncode == 0, setup.stderr[-3000:]
+    base = subprocess.run(
+        [str(clone / ".venv" / "bin" / "python"), "-c", "import sys; print(sys._base_executable)"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert base.stdout.strip().startswith("/usr/bin/python3")
+    assert "report:" in setup.stdout and (clone / "benchmorph-out" / "demo" / "report.html").exists()
+    assert "bwrap" in setup.stdout and "benchmorph: WARNING" not in setup.stderr
