@@ -172,6 +172,20 @@ def _stdout_match(expected: str, got: str, atol: float) -> bool:
     return True
 
 
+def outputs_match(
+    kind: str, expected: Any, got: Any, atol: float = 0.0, strict_sequences: bool = True
+) -> bool:
+    """The engine's comparison for a problem of ``kind``: token-wise program output for ``stdin``,
+    values otherwise; never raises.
+
+    Labelling and output statistics use it, so two programs whose output differs
+    only in spacing or line breaks agree there exactly as they do when judged.
+    """
+    if kind == "stdin":
+        return type(expected) is str and type(got) is str and stdout_match(expected, got, atol)
+    return values_match(expected, got, atol, strict_sequences)
+
+
 def _clip(text: str) -> str:
     return text if len(text) <= DIFF_WIDTH else text[: DIFF_WIDTH - 3] + "..."
 

@@ -3,10 +3,13 @@
 Each step is its own function over a list of :class:`CtfCandidate`, so tests
 and users can run, inspect or replace any of them:
 
+0. :func:`reference_parents`: a problem that ships without a reference (LiveCodeBench) gets the
+   first solver solution that passes all its tests, or is left out;
 1. :func:`propose`: K candidate descriptions per generator model and problem;
 2. :func:`filter_by_wording`: keep D_Q <= epsilon, drop identical ones;
 3. :func:`solve`: M solutions per surviving candidate from the solver model;
-4. :func:`label`: run them on the parent's inputs; Bad / Robust / CTF by agreement;
+4. :func:`label`: run them on the parent's inputs; Bad / Robust / CTF by agreement (outputs compared
+   as the engine judges them: token-wise for stdin programs);
 5. :func:`measure_change`: D_S and the fraction of inputs whose output changed;
 6. :func:`select`: per problem, argmax D_S - lambda * D_Q among CTF candidates;
 7. :func:`finalize_ctf`: the shared ``finalize_variants`` (inherited inputs, outputs from the CTF
@@ -17,7 +20,6 @@ and users can run, inspect or replace any of them:
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,10 +27,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from benchmorph.data import values
 from benchmorph.data.models import Problem, TestCase, Variant
-from benchmorph.execution.compare import values_match
-from benchmorph.execution.engine import Engine
+from benchmorph.execution.compare import outputs_match
+from benchmorph.execution.engine import Engine, Job, RunOutputs
 from benchmorph.models import GenerationParams, LLMCache, ModelSpec, RetryPolicy, embed, parse_spec
 from benchmorph.models.ask import ask
 from benchmorph.models.generate import generate
@@ -101,6 +102,8 @@ class CtfCandidate:
             "parent_reference": self.parent.reference,
             "raw": self.raw,
         }
+        if self.parent.source.get("reference_from"):
+            provenance["parent_reference_from"] = self.parent.source["reference_from"]
         return Variant(
             **self.parent.model_dump(exclude={"id", "prompt", "reference", "tests", "source"}),
             id=self.id,
@@ -113,6 +116,50 @@ class CtfCandidate:
             label=self.label or "bad",
             provenance=provenance,
         )
+
+
+def reference_parents(
+    parents: Sequence[Problem],
+    solver: ModelSpec,
+    solutions: int,
+    engine: Engine,
+    cache: LLMCache,
+    params: GenerationParams,
+    **options: Any,
+) -> tuple[list[Problem], list[str]]:
+    """Every parent with a reference, and the ids of those left out.
+
+    D_S compares the CTF solution with the parent's reference, and the
+    ``original`` baseline answers a variant with it, so a parent without one
+    (LiveCodeBench ships none; its tests carry the data's outputs) gets the
+    first of ``solutions`` solver solutions that passes every one of its
+    tests, recorded as ``source["reference_from"]``.  A parent the solver
+    cannot solve is left out rather than given an unverified reference.
+    """
+    missing = [parent for parent in parents if not parent.reference.strip()]
+    if not missing:
+        return list(parents), []
+    report = generate(missing, solver, params.model_copy(update={"n": solutions}), cache, **options)
+    by_id = {parent.id: parent for parent in missing}
+    jobs = [
+        Job(by_id[sample.task_id], sample.code, sample.task_id, sample.index)
+        for sample in sorted(report.samples, key=lambda sample: (sample.task_id, sample.index))
+        if sample.task_id in by_id and sample.code.strip()
+    ]
+    found: dict[str, str] = {}
+    for job, verdict in zip(jobs, engine.evaluate(jobs), strict=True):
+        if verdict.ok and job.task_id not in found:
+            found[job.task_id] = job.code
+    ready, left_out = [], []
+    for parent in parents:
+        if parent.reference.strip():
+            ready.append(parent)
+        elif parent.id in found:
+            source = {**parent.source, "reference_from": solver.text}
+            ready.append(parent.model_copy(update={"reference": found[parent.id], "source": source}))
+        else:
+            left_out.append(parent.id)
+    return ready, left_out
 
 
 def propose(
@@ -152,7 +199,7 @@ def filter_by_wording(candidates: Sequence[CtfCandidate], epsilon: float = DEFAU
         if candidate.status != "proposed" or candidate.prompt is None:
             continue
         parent = candidate.parent
-        candidate.d_q = description_distance(parent.prompt, candidate.prompt, parent.entry_point)
+        candidate.d_q = description_distance(parent.prompt, candidate.prompt, parent.entry_point, parent.kind)
         if candidate.d_q == 0.0 or candidate.prompt.strip() == parent.prompt.strip():
             candidate.status, candidate.reason = "identical", "the description did not change"
         elif candidate.d_q > epsilon:
@@ -185,10 +232,11 @@ def solve(
         candidate.solutions = by_task.get(candidate.id, [])
 
 
-def _signature(outputs: list[Any], ok: list[bool]) -> str:
-    return json.dumps(
-        [values.encode(value) if good else "<crash>" for value, good in zip(outputs, ok, strict=True)],
-        sort_keys=True,
+def _agree(parent: Problem, first: RunOutputs, second: RunOutputs) -> bool:
+    """Same crashes, and outputs that match as the engine would judge them, on every input."""
+    return all(
+        ok_a == ok_b and (not ok_a or outputs_match(parent.kind, a, b, parent.atol, parent.strict_sequences))
+        for a, b, ok_a, ok_b in zip(first.outputs, second.outputs, first.ok, second.ok, strict=True)
     )
 
 
@@ -198,13 +246,17 @@ def label(candidates: Sequence[CtfCandidate], engine: Engine, min_agreement: int
     for candidate in (c for c in candidates if c.status == "proposed"):
         parent = candidate.parent
         runs = engine.run_outputs(parent, candidate.solutions) if candidate.solutions else []
-        groups: dict[str, list[int]] = defaultdict(list)
+        groups: list[list[int]] = []  # each led by its first run; later runs join the first that agrees
         loaded = 0
         for index, run in enumerate(runs):
             if run.error is None and any(run.ok):
                 loaded += 1
-                groups[_signature(run.outputs, run.ok)].append(index)
-        largest = max(groups.values(), key=len, default=[])
+                group = next((g for g in groups if _agree(parent, runs[g[0]], run)), None)
+                if group is None:
+                    groups.append([index])
+                else:
+                    group.append(index)
+        largest = max(groups, key=len, default=[])
         candidate.agreement = {
             "solutions": len(candidate.solutions),
             "runnable": loaded,
@@ -229,7 +281,9 @@ def label(candidates: Sequence[CtfCandidate], engine: Engine, min_agreement: int
             i
             for i, test in enumerate(parent.tests)
             if chosen.ok[i]
-            and not values_match(test.expected, chosen.outputs[i], parent.atol, parent.strict_sequences)
+            and not outputs_match(
+                parent.kind, test.expected, chosen.outputs[i], parent.atol, parent.strict_sequences
+            )
         ]
         candidate.needs_new_tests = [
             repr(parent.tests[i].input)[:200] for i, ok in enumerate(chosen.ok) if not ok
@@ -345,6 +399,21 @@ def run_pipeline(
     """
     sampling = GenerationParams(temperature=0.8, max_tokens=1024, seed=0)
     bar = bar or no_progress
+    given = len(parents)
+    missing = sum(1 for parent in parents if not parent.reference.strip())
+    unsolved: list[str] = []
+    if missing:
+        with bar("solve originals", missing * solutions) as advance:
+            parents, unsolved = reference_parents(
+                parents,
+                solver,
+                solutions,
+                engine,
+                cache,
+                solver_params or sampling,
+                progress=advance,
+                **options,
+            )
     with bar("propose", len(parents) * len(generators) * candidates) as advance:
         found = propose(
             parents, generators, candidates, cache, generator_params or sampling, progress=advance, **options
@@ -364,7 +433,12 @@ def run_pipeline(
         if candidate.selected
     ]
     notes = [f"{len(without)} problems got no CTF candidate: " + ", ".join(without)] if without else []
-    return MorphReport("ctf", variants, records, parents=len(parents), notes=notes)
+    if unsolved:
+        notes.append(
+            f"{len(unsolved)} problems have no reference and none of the solver's {solutions} solutions "
+            "passes their tests, so they were left out: " + ", ".join(unsolved)
+        )
+    return MorphReport("ctf", variants, records, parents=given, notes=notes)
 
 
 class CtfOptions(TransformOptions):

@@ -4,6 +4,12 @@ Our own wording: ask for the smallest edit of the description that changes
 what a correct solution must compute, keeping the signature and input
 format.  Chat models answer in JSON; base models continue a docstring.
 Answers are read tolerantly and a failure to read one is reported, not fatal.
+
+Competitive-programming problems are statements, not code: for ``stdin``
+problems the whole statement is the description and the input format is
+what must be kept; ``method`` (LeetCode) problems must also keep their
+``class Solution`` starter code and the method's parameters.  Base models
+continue a statement that ends at an explicit end marker.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import re
 from benchmorph.data.models import Problem
 from benchmorph.models.prompts import Request, parse_prompt_stub
 from benchmorph.models.spec import Mode
+from benchmorph.validation.statement_examples import STATEMENT_KINDS, method_arguments
 
 CHAT_INSTRUCTIONS = """You write counterfactual versions of programming problems for a benchmark that \
 tests whether code models read problem statements carefully.
@@ -34,6 +41,44 @@ If the description contains examples, update them to match the new problem.
 Reply with JSON only, in this form: {{"description": "<the complete new problem, in the same format as the \
 original>"}}"""
 
+STATEMENT_INSTRUCTIONS = """You write counterfactual versions of programming problems for a benchmark that \
+tests whether code models read problem statements carefully.
+
+Original problem statement:
+~~~~
+{prompt}
+~~~~
+
+Write a new version of this problem by changing as few words of its statement as possible, so that:
+- what a correct solution must {verb} changes for at least some inputs (a correct solution of the \
+original problem must no longer be correct);
+- {keep};
+- the new problem is still unambiguous and solvable.
+If the statement shows examples, keep their inputs as they are and update their outputs to match the \
+new problem.
+
+Reply with JSON only, in this form: {{"description": "<the complete new statement, in the same format as \
+the original>"}}"""
+
+_KEEP = {
+    "stdin": (
+        "print",
+        "the input format stays exactly the same: every valid input of the original problem is still a "
+        "valid input",
+    ),
+    "method": (
+        "return",
+        "the input stays the same, and the starter code at the end (class Solution, the method's name and "
+        "its parameters) stays exactly as it is",
+    ),
+}
+
+STATEMENT_END = "[END OF STATEMENT]"
+STATEMENT_MARKER = (
+    "Below: the same problem with one detail of its statement changed, "
+    "so that the correct answer is different.\n\n"
+)
+
 COMPLETION_MARKER = (
     "# Below: the same function with one detail of its description changed, "
     "so that the correct answer is different.\n"
@@ -50,8 +95,20 @@ def _docstring_head(prompt: str) -> str | None:
     return prompt[: opens[-2]]
 
 
+def _statement_request(parent: Problem, mode: Mode) -> Request:
+    statement = parent.prompt.strip("\n")
+    if mode == "chat":
+        verb, keep = _KEEP[parent.kind]
+        text = STATEMENT_INSTRUCTIONS.format(prompt=statement, verb=verb, keep=keep)
+        return Request("chat", messages=(("user", text),))
+    prompt = f"{statement}\n{STATEMENT_END}\n\n{STATEMENT_MARKER}"
+    return Request("completion", prompt=prompt, stop=(STATEMENT_END,))
+
+
 def proposal_request(parent: Problem, mode: Mode) -> Request:
     """The request asking for one counterfactual of ``parent``."""
+    if parent.kind in STATEMENT_KINDS:
+        return _statement_request(parent, mode)
     if mode == "chat":
         return Request("chat", messages=(("user", CHAT_INSTRUCTIONS.format(prompt=parent.prompt.rstrip())),))
     head = _docstring_head(parent.prompt) or '"""\n'
@@ -78,7 +135,11 @@ def _json_description(text: str) -> str | None:
 
 def parse_proposal(parent: Problem, request: Request, text: str) -> tuple[str | None, str | None]:
     """(the new prompt, None) or (None, why it could not be read)."""
-    if request.mode == "completion":
+    if request.mode == "completion" and parent.kind in STATEMENT_KINDS:
+        candidate = text.split(STATEMENT_END, 1)[0].strip("\n")
+        if not candidate.strip():
+            return None, "empty answer"
+    elif request.mode == "completion":
         if not text.strip():
             return None, "empty answer"
         head = request.prompt[request.prompt.rindex(COMPLETION_MARKER) + len(COMPLETION_MARKER) :]
@@ -87,8 +148,8 @@ def parse_proposal(parent: Problem, request: Request, text: str) -> tuple[str | 
     else:
         candidate = _json_description(text)
         if candidate is None:
-            fenced = re.search(r"```[\w+-]*\n(.*?)(?:```|$)", text, re.S)
-            candidate = fenced.group(1) if fenced else None
+            fenced = re.search(r"(```|~~~+)[\w+-]*\n(.*?)(?:\1|$)", text, re.S)
+            candidate = fenced.group(2) if fenced else None
         if candidate is None:
             return None, "no JSON object with a description, and no code block"
     if not candidate.endswith("\n"):
@@ -112,8 +173,30 @@ def _signature(prompt: str, entry_point: str) -> str | None:
     return None
 
 
+def _method_signature(prompt: str, entry_point: str) -> str | None:
+    arguments = method_arguments(prompt, entry_point)
+    return None if arguments is None else ast.dump(arguments, include_attributes=False)
+
+
 def check_signature(parent: Problem, candidate: str) -> str | None:
-    """Why ``candidate`` changes the interface of ``parent`` (None when it keeps it)."""
+    """Why ``candidate`` changes the interface of ``parent`` (None when it keeps it).
+
+    A ``stdin`` statement has no signature (its input format is the
+    solver's to honour; labelling shows whether it was kept); a ``method``
+    statement must keep its ``class Solution`` stub and the method's parameters.
+    """
+    if parent.kind == "stdin":
+        return None
+    if parent.kind == "method":
+        kept = _method_signature(parent.prompt, parent.entry_point)
+        if kept is None:
+            return None
+        new = _method_signature(candidate, parent.entry_point)
+        if new is None:
+            return f"the new problem does not keep the class Solution stub with {parent.entry_point}()"
+        if new != kept:
+            return f"the new problem changes the parameters of {parent.entry_point}()"
+        return None
     original = _signature(parent.prompt, parent.entry_point)
     if original is None:  # a text prompt (MBPP style): nothing to keep but the words
         return None

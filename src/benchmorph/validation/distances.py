@@ -14,6 +14,7 @@ from rapidfuzz.distance import Levenshtein
 
 from benchmorph.models.prompts import parse_prompt_stub
 from benchmorph.validation.examples import ExampleScan, scan_examples
+from benchmorph.validation.statement_examples import STATEMENT_KINDS, statement_prose
 
 
 def _char_offset(lines: list[str], lineno: int, col_bytes: int) -> int:
@@ -78,17 +79,25 @@ def prose(prompt: str, scan: ExampleScan | None = None, entry_point: str = "") -
     return "".join(ch if keep[i] or ch == "\n" else " " for i, ch in enumerate(prompt))
 
 
-def description_text(prompt: str, entry_point: str) -> str:
-    """The description as words: prose with whitespace runs collapsed and the quotes removed."""
+def description_text(prompt: str, entry_point: str, kind: str = "function") -> str:
+    """The description as words: prose with whitespace runs collapsed and the quotes removed.
+
+    A ``stdin`` or ``method`` prompt is a statement, not code: the whole
+    statement is the description, less its sample blocks and starter code.
+    """
+    if kind in STATEMENT_KINDS:
+        return " ".join(statement_prose(prompt, kind, entry_point).split())
     text = prose(prompt, scan_examples(prompt, entry_point), entry_point)
     return " ".join(text.replace('"""', " ").replace("'''", " ").split())
 
 
-def description_distance(original: str, candidate: str, entry_point: str = "") -> float:
+def description_distance(
+    original: str, candidate: str, entry_point: str = "", kind: str = "function"
+) -> float:
     """D_Q: normalized Levenshtein distance between the two descriptions (0 identical, 1 disjoint)."""
     return float(
         Levenshtein.normalized_distance(
-            description_text(original, entry_point), description_text(candidate, entry_point)
+            description_text(original, entry_point, kind), description_text(candidate, entry_point, kind)
         )
     )
 

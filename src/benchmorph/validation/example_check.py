@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from benchmorph.data.models import TestCase, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.validation.examples import has_literal_spelling, rewrite_examples, scan_examples
+from benchmorph.validation.statement_examples import STATEMENT_KINDS, recompute_statement_examples
 
 
 def with_recomputed_examples(variants: Sequence[Variant], engine: Engine) -> dict[str, Variant | str]:
@@ -15,7 +16,13 @@ def with_recomputed_examples(variants: Sequence[Variant], engine: Engine) -> dic
 
     The prompt is rewritten; where the reference embeds the prompt (HumanEval
     style, prompt + body), it gets the same text so the two never disagree.
+    Statements of ``stdin`` and ``method`` problems (sample blocks, LeetCode
+    examples) are handled by ``statement_examples``.
     """
+    statements = [variant for variant in variants if variant.kind in STATEMENT_KINDS]
+    if statements:
+        rest = [variant for variant in variants if variant.kind not in STATEMENT_KINDS]
+        return {**recompute_statement_examples(statements, engine), **with_recomputed_examples(rest, engine)}
     scans = {variant.id: scan_examples(variant.prompt, variant.entry_point) for variant in variants}
     probes = [
         variant.model_copy(

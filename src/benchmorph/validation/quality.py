@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from benchmorph.data import values
 from benchmorph.data.models import Problem, TestCase, Variant
-from benchmorph.execution.compare import values_match
+from benchmorph.execution.compare import outputs_match
 
 Severity = Literal["reject", "review"]
 
@@ -99,7 +99,7 @@ def _key(value: Any) -> str:
 
 
 def _same(a: Any, b: Any, problem: Problem) -> bool:
-    return values_match(a, b, problem.atol, problem.strict_sequences)
+    return outputs_match(problem.kind, a, b, problem.atol, problem.strict_sequences)
 
 
 def changed_fraction(item: CheckInput) -> float:
