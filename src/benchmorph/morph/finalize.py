@@ -17,7 +17,7 @@ from typing import Any, Literal
 from benchmorph.data.models import Problem, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED, Advance
-from benchmorph.validation.example_check import with_recomputed_examples
+from benchmorph.validation.example_check import recompute_examples
 from benchmorph.validation.quality import CheckInput, Edit, changed_fraction, run_checks
 
 
@@ -82,13 +82,18 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
             provenance["needs_new_tests"] = sorted(set(provenance.get("needs_new_tests", [])) | set(dropped))
         alive.append((index, draft, done.model_copy(update={"provenance": provenance})))
 
-    rewritten = with_recomputed_examples([variant for _, _, variant in alive], engine)
+    parents = {variant.id: draft.parent for _, draft, variant in alive}
+    recomputed = recompute_examples([variant for _, _, variant in alive], engine, parents)
     for index, draft, variant in alive:
-        new = rewritten[variant.id]
+        examples = recomputed[variant.id]
+        new = examples.result
         if isinstance(new, str):
             outcome[index] = decided(variant, REJECTED, "examples", new)
             continue
-        item = CheckInput(variant=new, parent=draft.parent, edit=draft.edit, extra=draft.extra)
+        shown = None if examples.values is None else (examples.parent_values or [], examples.values)
+        item = CheckInput(
+            variant=new, parent=draft.parent, edit=draft.edit, example_outputs=shown, extra=draft.extra
+        )
         change = changed_fraction(item)
         if draft.outputs == "change" and change == 0.0:
             outcome[index] = decided(

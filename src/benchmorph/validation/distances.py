@@ -62,15 +62,10 @@ def prose(prompt: str, scan: ExampleScan | None = None, entry_point: str = "") -
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
-    dropped_lines = set()
-    if scan is not None:
-        for example in scan.examples:
-            dropped_lines.add(example.line)
-            if example.doctest and example.expected_text:
-                dropped_lines.add(example.line + 1)
+    # Every line an example (or an unreadable one, with its explanation) occupies, values spanning lines included.
+    dropped_lines = set(scan.blank_lines) if scan is not None else set()
     for number, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith((">>>", "assert ")) or (scan is not None and stripped in scan.unverifiable):
+        if line.strip().startswith((">>>", "assert ")):
             dropped_lines.add(number)
     for number in dropped_lines:
         if number < len(lines):

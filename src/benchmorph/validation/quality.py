@@ -121,3 +121,60 @@ def degenerate_outputs(item: CheckInput) -> Finding | None:
     if _constant(item.variant.tests) and not _constant(item.parent.tests):
         return Finding("degenerate-outputs", "the reference gives the same output for every input")
     return None
+
+
+# ---- worked examples
+
+
+@quality_check("examples")
+def examples_read(item: CheckInput) -> Finding | None:
+    """A function problem whose parent shows worked examples must show them all, read and recomputed.
+
+    ``finalize_variants`` already rejects a variant whose examples cannot be
+    recomputed; this check holds the same line for any caller of the checks:
+    an unreadable example, or a parent with examples and a variant with none
+    read (a scan that finds nothing must not pass silently).
+    """
+    from benchmorph.validation.example_check import scan_problem
+
+    if item.variant.kind != "function":
+        return None
+    scan = scan_problem(item.variant)
+    if scan.unverifiable:
+        return Finding("examples", f"an example cannot be recomputed: {scan.unverifiable[0][:100]!r}")
+    if scan.has_examples and not scan.examples:
+        return Finding("examples", "the description shows examples but none of them could be read")
+    parent = scan_problem(item.parent)
+    if parent.has_examples and not scan.examples:
+        return Finding("examples", "the parent's description shows examples, the variant's none that can be read")
+    if item.edit is not None and len(parent.examples) != len(scan.examples):
+        # A rule edits prose only: an example gained or lost means the edit reached into one.
+        return Finding(
+            "examples", f"the parent shows {len(parent.examples)} examples, the variant {len(scan.examples)}"
+        )
+    return None
+
+
+@quality_check("examples-show-change")
+def examples_show_change(item: CheckInput) -> Finding | None:
+    """Tests change but no worked example does: the description never shows the reader the new behaviour.
+
+    A reader who checks an answer against the examples cannot tell the
+    variant from its parent, and a model that ignores the change passes
+    them all.  Held for review, not rejected: the variant is still correct.
+    A parent without examples has nothing to show, so nothing is flagged.
+    """
+    from benchmorph.validation.examples import same_value
+
+    if item.example_outputs is None:
+        return None
+    before, after = item.example_outputs
+    if not before or len(before) != len(after) or changed_fraction(item) == 0.0:
+        return None
+    if any(not same_value(old, new) for old, new in zip(before, after, strict=True)):
+        return None
+    return Finding(
+        "examples-show-change",
+        f"the tests' outputs change but none of the {len(before)} examples' outputs does",
+        "review",
+    )
