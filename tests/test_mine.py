@@ -19,6 +19,20 @@ from benchmorph.validation.example_check import claim_agrees
 from benchmorph.validation.examples import claimed_values, rewrite_examples, scan_examples
 from cli_runner import run_cli
 
+# (problem, rule) of the variants the review found wrong (issue 11, section 3).
+REVIEWED_BAD = {
+    ("HumanEval/6", "extreme:maximum>minimum"),
+    ("HumanEval/134", "position:last>first"),
+    ("HumanEval/70", "extreme:maximum>minimum"),
+    ("HumanEval/88", "parity:even>odd"),
+    ("HumanEval/146", "position:first>last"),
+    ("HumanEval/116", "order:ascending>descending"),
+    ("HumanEval/149", "order:ascending>descending"),
+    ("HumanEval/163", "parity:even>odd"),
+    ("HumanEval/72", "aggregate:sum>product"),
+    ("HumanEval/29", "affix:prefix>suffix"),
+    ("HumanEval/160", "position:first>last"),
+}
 MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
 
 
@@ -70,7 +84,12 @@ def engine():
 def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> None:
     bench = load_benchmark("humaneval")
     report = mine(bench.problems, engine)
-    assert report.problems_with_variant >= 20  # 23 when written
+    # The issue's yield, reached with the quality checks on (20 when written); precision comes first,
+    # so more rules, never looser checks, if this falls.
+    assert report.problems_with_variant >= 15
+    # None of the review's patterns survives (test_variant_quality shows the check that stops each).
+    survived = {(v.parent_id, v.provenance["rule"]) for v in report.variants}
+    assert not survived & REVIEWED_BAD, survived & REVIEWED_BAD
     check_variants(report.variants, bench.by_id(), engine)
 
 
@@ -79,7 +98,7 @@ def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> Non
 def test_mined_mbpp_plus_variants_hold_up(engine: Engine) -> None:
     bench = load_benchmark("mbpp+", MBPP)
     report = mine(bench.problems, engine)
-    assert report.problems_with_variant >= 40  # 52 when written
+    assert report.problems_with_variant >= 45  # 48 when written, with the quality checks on
     check_variants(report.variants, bench.by_id(), engine)
 
 

@@ -32,6 +32,7 @@ from benchmorph.morph.transform import (
 from benchmorph.validation.distances import description_distance, prose
 from benchmorph.validation.examples import scan_examples
 from benchmorph.validation.quality import Edit
+from benchmorph.validation.ties import tests_with_ties, tie_probe
 
 DEFAULT_EPSILON = 0.13
 
@@ -144,6 +145,7 @@ def mine(
             drafts.append(Draft(variant=variant, parent=parent, edit=candidate.edit))
     if set_total is not None:
         set_total(len(problems) + len(drafts))
+    _measure_ties(drafts, engine)
     finalized = finalize_variants(drafts, engine, progress)
     chosen = finalized.variants
     if not keep_all:
@@ -166,6 +168,44 @@ def mine(
     chosen.sort(key=lambda variant: (order.get(variant.parent_id, 0), variant.id))
     records.sort(key=lambda variant: (order.get(variant.parent_id, 0), variant.id))
     return MorphReport("mine", chosen, records, parents=len(parents))
+
+
+def _measure_ties(drafts: Sequence[Draft], engine: Engine) -> None:
+    """For edits in a min/max or sort call: tests where several different values tie at it, parent and variant.
+
+    Stored as ``extra["ties"]`` for the ``ties`` quality check.  Each reference
+    runs once more with the edited call instrumented (``validation.ties``).
+    """
+    probes: dict[str, Problem] = {}
+    pairs: list[tuple[Draft, str, str]] = []
+    for index, draft in enumerate(drafts):
+        edit = draft.edit
+        if edit is None:
+            continue
+        parent, variant = draft.parent, draft.variant
+        end = len(variant.reference) - (len(parent.reference) - edit.code_span[1])
+        spans = {
+            "parent": (parent, edit.code_span),
+            "variant": (variant, (end - len(edit.new_code), end)),
+        }
+        ids = []
+        for role, (problem, span) in spans.items():
+            probe = tie_probe(problem, span, f"{variant.id}#ties-{role}-{index}")
+            if probe is not None:
+                probes[probe.id] = probe
+                ids.append(probe.id)
+        if len(ids) == 2:
+            pairs.append((draft, ids[0], ids[1]))
+    if not pairs:
+        return
+    ready = {problem.id: problem for problem in engine.prepare(list(probes.values())).problems}
+    for draft, parent_probe, variant_probe in pairs:
+        if parent_probe in ready and variant_probe in ready:
+            draft.extra["ties"] = {
+                "tests": len(draft.variant.tests),
+                "parent": tests_with_ties(ready[parent_probe]),
+                "variant": tests_with_ties(ready[variant_probe]),
+            }
 
 
 class MineOptions(TransformOptions):

@@ -44,32 +44,103 @@ def _pair(name: str, words: tuple[str, str], code: tuple[str, str]) -> list[Edit
     ]
 
 
+def _flip(name: str, words: tuple[str, str], code: list[tuple[str, str]]) -> list[EditRule]:
+    """A property flip: the word moves either way, and any one code form of the property flips with it.
+
+    For a two-valued property (parity, case, direction) flipping the one word
+    of the description and the one test of the code is consistent whichever
+    way round the parent wrote them ("hasn't any even digit" is tested with
+    ``% 2 == 1``): the variant asks for the other value everywhere.
+    """
+    a, b = words
+    return [
+        _rule(f"{name}:{x}>{y}", (x, y), (pattern, replacement))
+        for x, y in ((a, b), (b, a))
+        for pattern, replacement in code
+    ]
+
+
+# Parity tests in any spacing: ``x%2==0`` flips to ``x%2==1``; ``!= 0`` to ``== 0``.
+_PARITY_TESTS = [
+    (r"%(\s*)2(\s*)==(\s*)0(?![\w.])", r"%\g<1>2\g<2>==\g<3>1"),
+    (r"%(\s*)2(\s*)==(\s*)1(?![\w.])", r"%\g<1>2\g<2>==\g<3>0"),
+    (r"%(\s*)2(\s*)!=(\s*)0(?![\w.])", r"%\g<1>2\g<2>==\g<3>0"),
+    (r"%(\s*)2(\s*)!=(\s*)1(?![\w.])", r"%\g<1>2\g<2>==\g<3>1"),
+]
+# Even/odd positions: the start of a stride of 2.
+_PARITY_INDEXES = [
+    (
+        r"\brange\((\s*)0(\s*),([^()\n]*(?:\([^()\n]*\)[^()\n]*)*),(\s*)2(\s*)\)",
+        r"range(\g<1>1\g<2>,\g<3>,\g<4>2\g<5>)",
+    ),
+    (
+        r"\brange\((\s*)1(\s*),([^()\n]*(?:\([^()\n]*\)[^()\n]*)*),(\s*)2(\s*)\)",
+        r"range(\g<1>0\g<2>,\g<3>,\g<4>2\g<5>)",
+    ),
+    (r"\[(?:0)?::(\s*)2\]", r"[1::\g<1>2]"),
+    (r"\[1::(\s*)2\]", r"[::\g<1>2]"),
+]
+_CASE_TESTS = [
+    (r"\.isupper\(\)", ".islower()"),
+    (r"\.islower\(\)", ".isupper()"),
+    (r"\.upper\(\)", ".lower()"),
+    (r"\.lower\(\)", ".upper()"),
+    (r"(['\"])\[a-z\]", r"\g<1>[A-Z]"),
+    (r"(['\"])\[A-Z\]", r"\g<1>[a-z]"),
+    (r"(['\"])AEIOU\1", r"\g<1>aeiou\g<1>"),
+    (r"(['\"])aeiou\1", r"\g<1>AEIOU\g<1>"),
+]
+# A sort call without a direction gets one, and one with ``reverse=True`` loses it.
+_BALANCED = r"(?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))"
+_SORTS = [
+    (rf"\bsorted\(((?:(?!reverse){_BALANCED})+)\)", r"sorted(\g<1>, reverse=True)"),
+    (rf"\bsorted\(({_BALANCED}+?),\s*reverse\s*=\s*True\s*\)", r"sorted(\g<1>)"),
+    (rf"\.sort\(((?:(?!reverse){_BALANCED})+)\)", r".sort(\g<1>, reverse=True)"),
+    (r"\.sort\(\)", ".sort(reverse=True)"),
+    (r"\.sort\(reverse\s*=\s*True\)", ".sort()"),
+]
+# Vowel membership.  Consonants are the letters that are not vowels, so "vowels" becomes
+# "consonants" with an explicit letter test (a space or digit is neither); the other way,
+# the membership test just flips.
+_VOWEL_SET = r"(?P<set>\[\s*['\"]a['\"][^\]\n]*\]|['\"]aeiou(?:AEIOU)?['\"]|vowels\b)"
+_ELEMENT = r"(?P<x>(?<![\w.])(?!not\b)[A-Za-z_][\w.\[\]]*(?:\(\))?)"
+_TO_CONSONANTS = [
+    (rf"{_ELEMENT}\s+not\s+in\s+{_VOWEL_SET}", r"(not \g<x>.isalpha() or \g<x> in \g<set>)"),
+    (rf"{_ELEMENT}\s+in\s+{_VOWEL_SET}", r"(\g<x>.isalpha() and \g<x> not in \g<set>)"),
+]
+_TO_VOWELS = [
+    (rf"{_ELEMENT}\s+not\s+in\s+{_VOWEL_SET}", r"\g<x> in \g<set>"),
+    (rf"{_ELEMENT}\s+in\s+{_VOWEL_SET}", r"\g<x> not in \g<set>"),
+]
+# A running extreme: ``if x > best: best = x`` keeps the largest; the other direction keeps the smallest.
+_ACCUMULATOR = (
+    r"(?P<head>if\s+\(?\s*)(?P<a>[^\n<>=:]+?)\s*(?P<op>>=?|<=?)\s*(?P<b>[\w.\[\]]+)"
+    r"(?P<mid>\s*\)?\s*:\s*\n\s*)(?P=b)(?P<eq>\s*=\s*)(?P=a)(?=\s*(?:\n|#|;))"
+)
+
+
+def _accumulator(name: str, words: tuple[str, str], ops: tuple[str, str]) -> EditRule:
+    op, new = ops
+    pattern = _ACCUMULATOR.replace("(?P<op>>=?|<=?)", f"(?P<op>{re.escape(op)})")
+    replacement = rf"\g<head>\g<a> {new} \g<b>\g<mid>\g<b>\g<eq>\g<a>"
+    return _rule(f"{name}:{words[0]}>{words[1]}", words, (pattern, replacement))
+
+
 RULES: list[EditRule] = [
     *_pair("extreme", ("smallest", "largest"), ("min(", "max(")),
     *_pair("extreme", ("minimum", "maximum"), ("min(", "max(")),
     *_pair("extreme", ("shortest", "longest"), ("min(", "max(")),
-    *_pair("order", ("ascending", "descending"), (".sort()", ".sort(reverse=True)")),
-    _rule(
-        "order:ascending>descending",
-        ("ascending", "descending"),
-        (r"\bsorted\(([^(),]+)\)", r"sorted(\1, reverse=True)"),
-    ),
-    _rule(
-        "order:descending>ascending",
-        ("descending", "ascending"),
-        (r"\bsorted\(([^(),]+), reverse=True\)", r"sorted(\1)"),
-    ),
-    *_pair("parity", ("even", "odd"), ("% 2 == 0", "% 2 == 1")),
-    _rule("parity:odd>even", ("odd", "even"), (r"% 2 != 0", "% 2 == 0")),
-    _rule("parity:even>odd", ("even", "odd"), (r"% 2 != 1", "% 2 == 1")),
+    *_flip("order", ("ascending", "descending"), _SORTS),
+    *_flip("order", ("increasing", "decreasing"), _SORTS),
+    *_flip("parity", ("even", "odd"), _PARITY_TESTS),
+    *_flip("parity", ("even", "odd"), _PARITY_INDEXES),
     *_pair("position", ("first", "last"), ("[0]", "[-1]")),
     *_pair("affix", ("prefix", "suffix"), (".startswith(", ".endswith(")),
     *_pair("affix", ("prefixes", "suffixes"), ("[:i]", "[i:]")),
     *_pair("affix", ("starts", "ends"), (".startswith(", ".endswith(")),
-    *_pair("case", ("uppercase", "lowercase"), (".upper()", ".lower()")),
-    *_pair("case", ("upper case", "lower case"), (".upper()", ".lower()")),
-    *_pair("case", ("uppercase", "lowercase"), (".isupper()", ".islower()")),
-    *_pair("sign", ("positive", "negative"), ("> 0", "< 0")),
+    *_flip("case", ("uppercase", "lowercase"), _CASE_TESTS),
+    *_flip("case", ("upper case", "lower case"), _CASE_TESTS),
+    *_flip("case", ("upper", "lower"), _CASE_TESTS),
     _rule(
         "strict:less>less-or-equal", ("less than", "less than or equal to"), (r"(?<![<=])\s<\s(?!=)", " <= ")
     ),
@@ -88,7 +159,48 @@ RULES: list[EditRule] = [
         (r"(?<![\w.])sum\(", "_math.prod("),
         "import math as _math\n",
     ),
-    *_pair("count", ("vowels", "consonants"), (" in vowels", " not in vowels")),
+    *[
+        _rule(f"count:{a}>{b}", (a, b), code)
+        for a, b, forms in (
+            ("vowels", "consonants", _TO_CONSONANTS),
+            ("vowel", "consonant", _TO_CONSONANTS),
+            ("consonants", "vowels", _TO_VOWELS),
+            ("consonant", "vowel", _TO_VOWELS),
+        )
+        for code in forms
+    ],
+    _rule(
+        "aggregate:product>sum",
+        ("product", "sum"),
+        (r"(?m)(return\s[^\n*]*?[\w)\]])\s*(?<!\*)\*(?!\*)\s*([\w(][^\n*]*)$", r"\g<1> + \g<2>"),
+    ),
+    _rule(
+        "aggregate:product>sum",
+        ("product", "sum"),
+        (r"lambda (\w+), (\w+): \1\s*\*\s*\2\b", r"lambda \g<1>, \g<2>: \g<1> + \g<2>"),
+    ),
+    *_pair("position", ("first", "last"), ("[:1]", "[-1:]")),
+    _rule(
+        "position:first>last",
+        ("first", "last"),
+        (r"\b(\w+)\[:(\w+)\]", r"\g<1>[max(0, len(\g<1>) - \g<2>):]"),
+    ),
+    _rule("position:last>first", ("last", "first"), (r"\b(\w+)\[-(\w+):\]", r"\g<1>[:\g<2>]")),
+    *[
+        _accumulator("extreme", words, ops)
+        for smaller, larger in (("smallest", "largest"), ("minimum", "maximum"), ("shortest", "longest"))
+        for words, ops in (
+            ((larger, smaller), (">", "<")),
+            ((larger, smaller), (">=", "<=")),
+            ((smaller, larger), ("<", ">")),
+            ((smaller, larger), ("<=", ">=")),
+        )
+    ],
+    *_flip(
+        "sign",
+        ("positive", "negative"),
+        [(r"(?<![<>=!])>(\s*)0(?![\w.])", r"<\g<1>0"), (r"(?<![<>=!])<(\s*)0(?![\w.])", r">\g<1>0")],
+    ),
 ]
 
 
