@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from benchmorph.cli import analysis, morph, reporting, review  # noqa: F401 - register their commands
-from benchmorph.cli.generation import benchmark_source, run_into  # also registers generate, run, cache
-from benchmorph.cli.progress import progress_bar
-from benchmorph.cli.reporting import write_report
+# Imported to register their commands on `app`.
+from benchmorph.cli import analysis, generation, morph, reporting, review  # noqa: F401
 from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
@@ -28,27 +25,22 @@ from benchmorph.cli.shared import (
     WorkersOption,
     app,
     console,
-    evaluate_into,
     fail,
     make_engine,
     out_console,
-    prepare,
-    run_evaluation,
+    progress,
+    show_notice,
+    show_report_files,
     summary_table,
-    unparsable_warnings,
 )
 from benchmorph.data.errors import DiskFull, InputError
-from benchmorph.data.models import Sample
-from benchmorph.data.native import write_native
 from benchmorph.data.registry import available_benchmarks, load_benchmark
 from benchmorph.data.samples import read_samples
 from benchmorph.data.storage import disk_full
-from benchmorph.evaluation.evaluate import write_evaluation
-from benchmorph.evaluation.manifest import write_manifest
-from benchmorph.evaluation.mutants import mutants
+from benchmorph.evaluation.demo import MinedVariants, PairedRuns, SandboxTour, demo_steps
+from benchmorph.evaluation.runs import evaluate_run
 from benchmorph.execution.sandbox import SandboxUnavailable
-from benchmorph.models import GenerationParams
-from benchmorph.morph.mine import mine
+from benchmorph.report.files import write_report
 
 
 @app.command()
@@ -75,26 +67,24 @@ def evaluate(
 ) -> None:
     """Run samples against a benchmark in the sandbox; write results.jsonl and summary.json."""
     bench = load_benchmark(benchmark, data)
-    by_id = bench.by_id()
-    sample_list, warnings = read_samples(samples, by_id)
-    warnings += unparsable_warnings(sample_list)
+    sample_list, warnings = read_samples(samples, bench.by_id())
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if not sample_list:
         fail(f"{samples}: no samples for any task of {bench.name}")
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
-    engine = make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb)
-    summary = evaluate_into(out_dir, engine, bench.name, by_id, sample_list, samples.name, resume)
-    models = Counter(sample.model for sample in sample_list)
-    write_manifest(
-        out_dir,
-        benchmark=bench.name,
-        problems=[by_id[task] for task in dict.fromkeys(sample.task_id for sample in sample_list)],
-        model=models.most_common(1)[0][0],
-        samples_file=str(samples.resolve()),
-        source=benchmark_source(benchmark, data),
-    )
-    out_console.print(summary_table(f"{bench.name}: {samples}", {samples.name: summary}))
+    with make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb) as engine:
+        result = evaluate_run(
+            bench,
+            sample_list,
+            out_dir,
+            engine,
+            samples_file=samples,
+            resume=resume,
+            progress=progress,
+            notify=show_notice,
+        )
+    out_console.print(summary_table(f"{bench.name}: {samples}", {samples.name: result.summary}))
     out_console.print(f"results: {out_dir / 'results.jsonl'}\nsummary: {out_dir / 'summary.json'}")
 
 
@@ -127,56 +117,37 @@ def demo(
     ] = True,
 ) -> None:
     """Offline tour: the sandbox on HumanEval, mined counterfactuals, three models on both, an HTML report."""
-    bench = load_benchmark("humaneval")
+    models = ("reference", "original", *(["local"] if local else []))
+    run_dirs: list[Path] = []
     with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine:
-        problems = prepare(engine, bench.name, bench.problems)
-        references = [Sample(task_id=p.id, code=p.reference, model="reference") for p in problems.values()]
-        broken = [
-            Sample(task_id=p.id, index=i, code=m.code, model=f"mutant:{m.operator}")
-            for p in problems.values()
-            for i, m in enumerate(mutants(p.reference, p.entry_point, limit=broken_per_problem))
-        ]
-        runs = {
-            "reference": ("reference", run_evaluation(engine, bench.name, problems, references, "reference")),
-            "broken (mutants)": ("broken", run_evaluation(engine, bench.name, problems, broken, "broken")),
-        }
-        summaries = {label: write_evaluation(out / folder, run) for label, (folder, run) in runs.items()}
-        out_console.print(summary_table("benchmorph demo: HumanEval through the sandbox", summaries))
-        cap = engine.resource_limits
-        out_console.print(
-            f"isolation: {runs['reference'][1].isolation}; memory cap: {cap['mb']} MB per sample ({cap['mode']})"
+        steps = demo_steps(
+            out,
+            engine,
+            broken_per_problem=broken_per_problem,
+            pairs=pairs,
+            models=models,
+            progress=progress,
+            notify=show_notice,
         )
-
-        with progress_bar(console, "mine counterfactuals", len(bench.problems)) as advance:
-            mined = mine(bench.problems, engine, progress=advance).variants
-        variants_file = out / "humaneval-ctf.jsonl"
-        write_native(variants_file, mined)
-        chosen = mined[:pairs] if pairs else mined
-        parents = [problems[variant.parent_id] for variant in chosen]
-        out_console.print(
-            f"mined {len(mined)} counterfactual variants ({variants_file}); models attempt {len(chosen)} pairs"
-        )
-        variant_bench = load_benchmark(str(variants_file))
-        run_dirs = []
-        pair_summaries = {}
-        for model in ("reference", "original", *(["local"] if local else [])):
-            for folder, source_bench, subset, source in (
-                (f"runs/humaneval-{model}", bench, parents, benchmark_source("humaneval", None)),
-                (f"runs/ctf-{model}", variant_bench, chosen, benchmark_source(str(variants_file), None)),
-            ):
-                summary = run_into(
-                    out / folder,
-                    engine,
-                    source_bench,
-                    subset,
-                    model,
-                    GenerationParams(max_tokens=256),
-                    source=source,
+        for step in steps:
+            if isinstance(step, SandboxTour):
+                title = "benchmorph demo: HumanEval through the sandbox"
+                out_console.print(summary_table(title, step.summaries))
+                cap = step.memory_limit
+                out_console.print(
+                    f"isolation: {step.isolation}; memory cap: {cap['mb']} MB per sample ({cap['mode']})"
                 )
-                pair_summaries[f"{model} on {source_bench.name}"] = summary
-                run_dirs.append(out / folder)
-    out_console.print(summary_table("originals and their counterfactuals", pair_summaries))
-    write_report(run_dirs, out / "report.html", markdown=out / "report.md", workers=workers, sandbox=sandbox)
+            elif isinstance(step, MinedVariants):
+                out_console.print(
+                    f"mined {len(step.variants)} counterfactual variants ({step.path}); "
+                    f"models attempt {len(step.chosen)} pairs"
+                )
+            elif isinstance(step, PairedRuns):
+                run_dirs = step.run_dirs
+                out_console.print(summary_table("originals and their counterfactuals", step.summaries))
+        with console.status("analysing runs (answered-the-original re-runs failed variant samples)"):
+            files = write_report(run_dirs, engine, out / "report.html", markdown=out / "report.md")
+    show_report_files(files)
 
 
 def main(argv: list[str] | None = None) -> None:

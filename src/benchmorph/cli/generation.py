@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from benchmorph.cli.progress import progress_bar
 from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
@@ -18,21 +16,15 @@ from benchmorph.cli.shared import (
     SandboxOption,
     WorkersOption,
     app,
-    console,
-    evaluate_into,
-    fail,
     make_engine,
     out_console,
+    progress,
+    show_notice,
     summary_table,
 )
-from benchmorph.data.errors import InputError
-from benchmorph.data.models import Problem
-from benchmorph.data.registry import Benchmark, load_benchmark
-from benchmorph.data.samples import write_samples
-from benchmorph.evaluation.manifest import write_manifest
-from benchmorph.execution.engine import Engine
-from benchmorph.models import GenerationParams, GenerationReport, LLMCache, RetryPolicy, parse_spec
-from benchmorph.models.generate import generate as generate_samples
+from benchmorph.data.registry import load_benchmark, select_problems
+from benchmorph.evaluation.runs import ModelAccess, generate_run, run_benchmark
+from benchmorph.models import GenerationParams, LLMCache, RetryPolicy, parse_spec
 
 ModelOption = Annotated[
     str,
@@ -71,72 +63,30 @@ LimitOption = Annotated[int | None, typer.Option("--limit", help="Only the first
 TasksOption = Annotated[str | None, typer.Option("--tasks", help="Only these task ids, comma-separated.")]
 
 
-def select_problems(problems: Sequence[Problem], limit: int | None, tasks: str | None) -> list[Problem]:
-    """The subset named by --tasks (in the order given) and/or --limit; an unknown id is an error."""
-    chosen = list(problems)
-    if tasks:
-        by_id = {problem.id: problem for problem in problems}
-        wanted = [task.strip() for task in tasks.split(",") if task.strip()]
-        unknown = [task for task in wanted if task not in by_id]
-        if unknown:
-            raise InputError(f"unknown task id '{unknown[0]}'", field="--tasks")
-        chosen = [by_id[task] for task in dict.fromkeys(wanted)]
-    if limit is not None:
-        chosen = chosen[:limit]
-    return chosen
-
-
-def run_generation(
-    problems: Sequence[Problem],
-    model: str,
-    params: GenerationParams,
-    *,
-    concurrency: int | None,
-    policy: RetryPolicy,
-    api_key_env: str | None,
-    use_cache: bool,
-    cache_path: Path | None,
-) -> GenerationReport:
-    spec = parse_spec(model)
-    total = len(problems) * (1 if spec.is_baseline else params.n)
-    with (
-        LLMCache(cache_path, enabled=use_cache) as cache,
-        progress_bar(console, f"generate {model}", total) as advance,
-    ):
-        report = generate_samples(
-            problems,
-            spec,
-            params,
-            cache,
-            concurrency=concurrency,
-            policy=policy,
-            api_key_env=api_key_env,
-            progress=advance,
-        )
-    console.print(
-        f"generation: {report.requests} new answers, {report.cached} from the cache, {report.errors} failed",
-        highlight=False,
-    )
-    for message in report.error_messages[:10]:
-        console.print(f"[yellow]warning:[/] generation failed for {message}", highlight=False, soft_wrap=True)
-    if len(report.error_messages) > 10:
-        console.print(f"[yellow]warning:[/] ... and {len(report.error_messages) - 10} more failed samples")
-    return report
-
-
 def generation_options(
     n: int,
     temperature: float,
     top_p: float,
     max_tokens: int,
     seed: int | None,
+    concurrency: int | None,
     timeout: float,
     retries: int,
     backoff: float,
-) -> tuple[GenerationParams, RetryPolicy]:
+    api_key_env: str | None,
+    use_cache: bool,
+    cache_path: Path | None,
+) -> tuple[GenerationParams, ModelAccess]:
+    """What to sample and how to reach the model, from the options `generate` and `run` both take."""
     return (
         GenerationParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed),
-        RetryPolicy(retries=retries, base_delay=backoff, timeout=timeout),
+        ModelAccess(
+            cache_path=cache_path,
+            use_cache=use_cache,
+            concurrency=concurrency,
+            policy=RetryPolicy(retries=retries, base_delay=backoff, timeout=timeout),
+            api_key_env=api_key_env,
+        ),
     )
 
 
@@ -165,19 +115,14 @@ def generate(
 ) -> None:
     """Ask a model for samples; writes EvalPlus-compatible JSONL (solution + raw text). Resumable."""
     bench = load_benchmark(benchmark, data)
-    problems = select_problems(bench.problems, limit, tasks)
-    params, policy = generation_options(n, temperature, top_p, max_tokens, seed, timeout, retries, backoff)
-    report = run_generation(
-        problems,
-        model,
-        params,
-        concurrency=concurrency,
-        policy=policy,
-        api_key_env=api_key_env,
-        use_cache=cache,
-        cache_path=cache_path,
+    problems = select_problems(bench.problems, limit, tasks, field="--tasks")
+    params, access = generation_options(
+        n, temperature, top_p, max_tokens, seed, concurrency, timeout, retries, backoff, api_key_env,
+        cache, cache_path,
+    )  # fmt: skip
+    report = generate_run(
+        problems, model, params, access=access, out=out, progress=progress, notify=show_notice
     )
-    write_samples(out, report.samples)
     out_console.print(f"samples: {out} ({len(report.samples)} for {len(problems)} problems)")
 
 
@@ -209,74 +154,19 @@ def run(
 ) -> None:
     """Generate samples with a model, then evaluate them: samples.jsonl, results.jsonl, summary.json."""
     bench = load_benchmark(benchmark, data)
-    problems = select_problems(bench.problems, limit, tasks)
-    params, policy = generation_options(n, temperature, top_p, max_tokens, seed, timeout, retries, backoff)
+    problems = select_problems(bench.problems, limit, tasks, field="--tasks")
+    params, access = generation_options(
+        n, temperature, top_p, max_tokens, seed, concurrency, timeout, retries, backoff, api_key_env,
+        cache, cache_path,
+    )  # fmt: skip
     out_dir = out or Path("benchmorph-out") / f"run-{bench.name}-{safe_name(model)}"
-    engine = make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb)
-    summary = run_into(
-        out_dir,
-        engine,
-        bench,
-        problems,
-        model,
-        params,
-        source=benchmark_source(benchmark, data),
-        concurrency=concurrency,
-        policy=policy,
-        api_key_env=api_key_env,
-        use_cache=cache,
-        cache_path=cache_path,
-    )
-    out_console.print(summary_table(f"{bench.name}: {model}", {model: summary}))
+    with make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb) as engine:
+        result = run_benchmark(
+            bench, model, out_dir, engine, problems=problems, params=params, access=access,
+            progress=progress, notify=show_notice,
+        )  # fmt: skip
+    out_console.print(summary_table(f"{bench.name}: {model}", {model: result.summary}))
     out_console.print(f"run: {out_dir} (samples.jsonl, results.jsonl, summary.json, manifest.json)")
-
-
-def run_into(
-    out_dir: Path,
-    engine: Engine,
-    bench: Benchmark,
-    problems: Sequence[Problem],
-    model: str,
-    params: GenerationParams,
-    *,
-    source: dict[str, str | None],
-    concurrency: int | None = None,
-    policy: RetryPolicy | None = None,
-    api_key_env: str | None = None,
-    use_cache: bool = True,
-    cache_path: Path | None = None,
-) -> dict:
-    """A run directory: samples, verdicts, summary and the manifest that reports pair runs by."""
-    report = run_generation(
-        problems,
-        model,
-        params,
-        concurrency=concurrency,
-        policy=policy or RetryPolicy(),
-        api_key_env=api_key_env,
-        use_cache=use_cache,
-        cache_path=cache_path,
-    )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_samples(out_dir / "samples.jsonl", report.samples)
-    summary = evaluate_into(out_dir, engine, bench.name, bench.by_id(), report.samples, model)
-    write_manifest(
-        out_dir,
-        benchmark=bench.name,
-        problems=problems,
-        model=parse_spec(model).text,
-        params=params.model_dump(),
-        generation={"requests": report.requests, "cached": report.cached, "errors": report.errors},
-        source=source,
-    )
-    return summary
-
-
-def benchmark_source(benchmark: str, data: Path | None) -> dict[str, str | None]:
-    """How to load the benchmark again (a name, or an absolute path), for commands that read a run later."""
-    path = Path(benchmark)
-    name = str(path.resolve()) if path.exists() else benchmark
-    return {"benchmark": name, "data": str(data.resolve()) if data else None}
 
 
 def safe_name(text: str) -> str:
@@ -316,6 +206,3 @@ def cache_clear(
     with LLMCache(cache_path) as llm_cache:
         removed = llm_cache.clear(identity)
     out_console.print(f"removed {removed} cached entries" + (f" of {model}" if model else ""))
-
-
-__all__ = ["select_problems", "run_generation", "fail"]

@@ -9,7 +9,6 @@ import typer
 from pydantic.fields import FieldInfo
 from rich.table import Table
 
-from benchmorph.cli.progress import progress_bar
 from benchmorph.cli.shared import (
     DataOption,
     MemoryOption,
@@ -19,9 +18,10 @@ from benchmorph.cli.shared import (
     console,
     make_engine,
     out_console,
+    progress,
 )
 from benchmorph.data.errors import InputError
-from benchmorph.data.registry import load_benchmark
+from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.models import LLMCache
 from benchmorph.morph.mine import DEFAULT_EPSILON
 from benchmorph.morph.transform import (
@@ -55,11 +55,9 @@ def run_and_print(
     cache_path: Path | None = None,
 ) -> MorphReport:
     """What every morph command does: load, run the transform, write variants and candidates, print yields."""
-    from benchmorph.cli.generation import select_problems
-
     transform = get_transform(name)
     bench = load_benchmark(benchmark, data)
-    problems = select_problems(bench.problems, limit, tasks)
+    problems = select_problems(bench.problems, limit, tasks, field="--tasks")
     with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine:
         cache = LLMCache(cache_path) if transform.needs_llm else None
         try:
@@ -67,7 +65,7 @@ def run_and_print(
                 engine=engine,
                 cache=cache,
                 seed=seed,
-                progress=lambda description, total: progress_bar(console, description, total),
+                progress=progress,
             )
             report = run_transform(name, problems, ctx, options)
         finally:

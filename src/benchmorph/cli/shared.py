@@ -1,8 +1,9 @@
-"""What every command shares: the typer app, consoles, common options and the evaluate steps."""
+"""What every command shares: the typer app, consoles, common options, progress, notices and the engine."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -13,11 +14,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmorph.cli.progress import progress_bar
-from benchmorph.data.models import Problem, Sample
-from benchmorph.evaluation.checkpoint import VerdictStore
-from benchmorph.evaluation.evaluate import Evaluation, evaluate_samples, write_evaluation
+from benchmorph.evaluation.runs import Notice
 from benchmorph.execution.engine import Engine
 from benchmorph.execution.limits import Limits
+from benchmorph.report.files import ReportFiles
 
 app = typer.Typer(
     name="benchmorph",
@@ -69,43 +69,26 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def prepare(engine: Engine, name: str, problems: Sequence[Problem]) -> dict[str, Problem]:
-    """Compute expected outputs and reference times (cached), reporting what had to be dropped."""
-    with progress_bar(console, f"references {name}", len(problems)) as advance:
-        report = engine.prepare(problems, advance)
-    rejected = {
-        task_id: len(reasons) - len(report.oracle_failures.get(task_id, []))
-        for task_id, reasons in report.dropped_tests.items()
-    }
-    dropped = sum(rejected.values())
-    if dropped:
-        console.print(
-            f"[yellow]note:[/] dropped {dropped} test inputs of {sum(1 for n in rejected.values() if n)} "
-            "problems where the reference (with its contract) rejects the input"
-        )
-    for task_id, reasons in sorted(report.oracle_failures.items()):
-        shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
-        console.print(
-            f"[yellow]warning:[/] {escape(task_id)}: dropped {len(reasons)} tests where the reference's own "
-            f"answer fails the problem's oracle: {escape(shown)}",
-            highlight=False,
-            soft_wrap=True,  # one line however narrow the terminal, so logs can be searched for it
-        )
-    for task_id, reason in sorted(report.unusable.items()):
-        console.print(f"[yellow]warning:[/] {task_id} cannot be evaluated: {reason}")
-    return {problem.id: problem for problem in report.problems}
+def progress(description: str, total: int | None) -> AbstractContextManager[Callable[[int], None]]:
+    """The progress factory every command hands to library functions: one rich bar (or log line) each."""
+    return progress_bar(console, description, total)
 
 
-def run_evaluation(
-    engine: Engine,
-    name: str,
-    problems: dict[str, Problem],
-    samples: list[Sample],
-    label: str,
-    store: VerdictStore | None = None,
-) -> Evaluation:
-    with progress_bar(console, f"evaluate {label}", len(samples)) as advance:
-        return evaluate_samples(name, problems, samples, engine, advance, store)
+def show_notice(notice: Notice) -> None:
+    """Print what a library function wants the user to hear, as it happens: one line each, on stderr."""
+    prefix = "" if notice.level == "info" else f"[yellow]{notice.level}:[/] "
+    # soft_wrap: one line however narrow the terminal, so logs can be searched for it.
+    console.print(prefix + escape(notice.text), highlight=False, soft_wrap=True)
+
+
+def show_report_files(files: ReportFiles) -> None:
+    """Where the report and its exports went (stdout: the report's path is what a script reads)."""
+    out_console.print(f"report: {files.html.resolve()}")
+    out_console.print(f"numbers: {files.json}")
+    if files.markdown is not None:
+        out_console.print(f"markdown: {files.markdown}")
+    if files.csv:
+        out_console.print(f"csv: {', '.join(str(path) for path in files.csv)}")
 
 
 def summary_table(title: str, rows: dict[str, dict]) -> Table:
@@ -147,22 +130,6 @@ def memory_cap_cell(memory_limit: dict | None) -> str:
     return text if str(memory_limit.get("mode", "")).startswith("cgroup") else f"[bold red]{text}[/]"
 
 
-def unparsable_warnings(samples: Sequence[Sample], shown: int = 10) -> list[str]:
-    """One line per sample that is not Python: it is still judged (as an error), but the user should know."""
-    lines = []
-    for sample in samples:
-        try:
-            compile(sample.code, "<sample>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:
-            reason = getattr(exc, "msg", str(exc))
-            lines.append(
-                f"{sample.origin or sample.task_id}: field 'solution': not valid Python ({reason}); judged as an error"
-            )
-    if len(lines) > shown:
-        lines = lines[:shown] + [f"... and {len(lines) - shown} more samples that are not valid Python"]
-    return lines
-
-
 def make_engine(
     workers: int | None,
     min_time_limit: float,
@@ -179,33 +146,3 @@ def make_engine(
     engine = Engine(workers=workers, limits=limits, isolation=sandbox)
     engine.check_sandbox()
     return engine
-
-
-def evaluate_into(
-    out_dir: Path,
-    engine: Engine,
-    benchmark: str,
-    by_id: dict[str, Problem],
-    samples: list[Sample],
-    label: str,
-    resume: bool = True,
-) -> dict:
-    """Prepare the problems the samples need, judge the samples with a checkpoint, write the results."""
-    needed = [by_id[task] for task in dict.fromkeys(sample.task_id for sample in samples)]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with engine:
-        ready = prepare(engine, benchmark, needed)
-        usable = [sample for sample in samples if sample.task_id in ready]
-        skipped = len(samples) - len(usable)
-        if skipped:
-            console.print(f"[yellow]warning:[/] {skipped} samples skipped: their problem cannot be evaluated")
-        checkpoint = out_dir / "checkpoint.sqlite"
-        if not resume:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{checkpoint}{suffix}").unlink(missing_ok=True)
-        store = VerdictStore(checkpoint)
-        try:
-            evaluation = run_evaluation(engine, benchmark, ready, usable, label, store)
-        finally:
-            store.close()
-    return write_evaluation(out_dir, evaluation)

@@ -2,7 +2,7 @@
 
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, Sample, TestCase, TestResult, Variant, Verdict
-from benchmorph.data.registry import Benchmark, available_benchmarks, load_benchmark
+from benchmorph.data.registry import Benchmark, available_benchmarks, load_benchmark, select_problems
 
 __all__ = [
     "Benchmark",
@@ -15,4 +15,5 @@ __all__ = [
     "Verdict",
     "available_benchmarks",
     "load_benchmark",
+    "select_problems",
 ]

@@ -10,8 +10,8 @@ untrusted code.  Adding a benchmark is one module that calls
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmorph.data.errors import InputError
@@ -45,9 +45,37 @@ class FormatEntry:
 class Benchmark:
     name: str
     problems: list[Problem]
+    # How to load it again ({"benchmark": name or absolute path, "data": absolute path or None}):
+    # run manifests record it so that `report` and `sensitivity` can reload a run's problems later.
+    source: dict[str, str | None] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, Problem]:
         return {problem.id: problem for problem in self.problems}
+
+
+def select_problems(
+    problems: Sequence[Problem],
+    limit: int | None = None,
+    tasks: str | Sequence[str] | None = None,
+    *,
+    field: str = "tasks",
+) -> list[Problem]:
+    """The problems named by ``tasks`` (ids, in the order given; a string is comma-separated), then the
+    first ``limit`` of them.  An unknown id is an InputError naming ``field``, so a typo never silently
+    shrinks a run.
+    """
+    chosen = list(problems)
+    if tasks:
+        by_id = {problem.id: problem for problem in problems}
+        wanted = [task.strip() for task in (tasks.split(",") if isinstance(tasks, str) else tasks)]
+        wanted = [task for task in wanted if task]
+        unknown = [task for task in wanted if task not in by_id]
+        if unknown:
+            raise InputError(f"unknown task id '{unknown[0]}'", field=field)
+        chosen = [by_id[task] for task in dict.fromkeys(wanted)]
+    if limit is not None:
+        chosen = chosen[:limit]
+    return chosen
 
 
 _BENCHMARKS: dict[str, BenchmarkEntry] = {}
@@ -119,12 +147,15 @@ def load_benchmark(name_or_path: str, data_path: str | Path | None = None) -> Be
         problems = entry.loader(Path(data_path) if data_path else None)
         if not problems and data_path:
             raise InputError("no problems in this file (empty?)", path=data_path)
-        return Benchmark(entry.name, problems)
+        data = str(Path(data_path).resolve()) if data_path else None
+        return Benchmark(entry.name, problems, {"benchmark": name_or_path, "data": data})
     path = Path(name_or_path)
     if path.exists():
         for fmt in _FORMATS:
             if fmt.detect(path):
-                return Benchmark(path.stem, fmt.loader(path))
+                return Benchmark(
+                    path.stem, fmt.loader(path), {"benchmark": str(path.resolve()), "data": None}
+                )
         raise _unrecognised(path)
     names = ", ".join(sorted(_BENCHMARKS))
     raise InputError(f"unknown benchmark '{name_or_path}' (not a file; known: {names})")

@@ -20,6 +20,7 @@ from benchmorph.report.analysis import (
 )
 from benchmorph.report.build import Report, build_report, write_json
 from benchmorph.report.exports import to_markdown, write_csv, write_markdown
+from benchmorph.report.files import ReportFiles, write_report
 from benchmorph.report.html import render_html, write_html
 from benchmorph.report.stats import bootstrap_mean, kendall_tau
 
@@ -29,6 +30,7 @@ __all__ = [
     "ProblemRow",
     "RankingChange",
     "Report",
+    "ReportFiles",
     "bootstrap_mean",
     "build_report",
     "family_rows",
@@ -43,4 +45,5 @@ __all__ = [
     "write_html",
     "write_json",
     "write_markdown",
+    "write_report",
 ]
