@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -53,8 +54,12 @@ def check_variants(variants: list[Variant], parents: dict[str, Problem], engine:
             not values_match(expected[json.dumps(repr(t.input))], t.expected, variant.atol)
             for t in variant.tests
         ), variant.id
-        # 3. The wording moved, but at most epsilon.
-        assert 0 < description_distance(parent.prompt, variant.prompt, variant.entry_point) <= 0.13
+        # 3. The wording moved, but at most epsilon (a function renamed with it counts as no wording).
+        worded = variant.prompt
+        if "renamed_from" in variant.provenance:
+            ending = r"(?=\s*\()" if re.fullmatch(r"[a-z]+", parent.entry_point) else r"(?!\w)"
+            worded = re.sub(rf"(?<![\w.]){variant.entry_point}{ending}", parent.entry_point, worded)
+        assert 0 < description_distance(parent.prompt, worded, parent.entry_point) <= 0.13
         assert variant.provenance["review_status"] == "unreviewed" and variant.label == "ctf"
         assert variant.provenance["parent_reference"] == parent.reference
     # 4. Its description's examples agree with its reference.
@@ -145,3 +150,19 @@ def test_mine_command_writes_variants_that_load_as_a_benchmark(tmp_path: Path) -
     assert all(c.provenance["check"] for c in candidates if c.provenance["status"] != "accepted")
     variants = read_native(out)
     assert variants and all(isinstance(v, Variant) and v.parent_id.startswith("HumanEval/") for v in variants)
+
+
+def test_a_function_name_that_states_the_old_property_is_renamed_or_the_variant_dropped(
+    engine: Engine,
+) -> None:
+    """HumanEval/51 `remove_vowels` that now removes consonants is `remove_consonants`; `multiply` that sums goes."""
+    by_id = load_benchmark("humaneval").by_id()
+    report = mine([by_id["HumanEval/51"], by_id["HumanEval/97"]], engine)
+    [variant] = report.variants
+    assert variant.parent_id == "HumanEval/51" and variant.entry_point == "remove_consonants"
+    assert variant.provenance["renamed_from"] == "remove_vowels"
+    assert "remove_vowels" not in variant.prompt and "remove_vowels" not in variant.reference
+    assert "def remove_consonants(" in variant.prompt and ">>> remove_consonants(" in variant.prompt
+    assert all(test.has_expected for test in variant.tests)
+    [dropped] = [c for c in report.candidates if c.parent_id == "HumanEval/97"]
+    assert dropped.provenance["check"] == "name-contradicts" and "'multiply'" in dropped.provenance["reason"]

@@ -32,9 +32,16 @@ def humaneval() -> dict[str, Problem]:
     return load_benchmark("humaneval").by_id()
 
 
-def _variant(parent: Problem, prompt: str, reference: str, tests: list[TestCase] | None = None) -> Variant:
+def _variant(
+    parent: Problem,
+    prompt: str,
+    reference: str,
+    tests: list[TestCase] | None = None,
+    entry_point: str | None = None,
+) -> Variant:
     return Variant(
-        **parent.model_dump(exclude={"id", "prompt", "reference", "tests", "source"}),
+        **parent.model_dump(exclude={"id", "entry_point", "prompt", "reference", "tests", "source"}),
+        entry_point=entry_point or parent.entry_point,
         id=f"{parent.id}/probe",
         prompt=prompt,
         reference=reference,
@@ -54,7 +61,7 @@ def _real_item(engine: Engine, problem: Problem, rule: str) -> CheckInput:
     """The miner's candidate for ``rule`` on a real problem, with parent and variant outputs from the sandbox."""
     parent = engine.prepare([problem]).problems[0]
     candidate = _candidate(parent, rule)
-    draft = _variant(parent, candidate.prompt, candidate.reference)
+    draft = _variant(parent, candidate.prompt, candidate.reference, entry_point=candidate.entry_point)
     prepared = engine.prepare([draft])
     variant = prepared.problems[0] if prepared.problems else draft
     return CheckInput(variant=variant, parent=parent, edit=candidate.edit)

@@ -10,6 +10,7 @@ and its wording moved at most ``epsilon`` (D_Q).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ from benchmorph.morph.transform import (
     TransformOptions,
     register_transform,
 )
+from benchmorph.validation import edits
 from benchmorph.validation.distances import description_distance, prose
 from benchmorph.validation.examples import scan_examples
 from benchmorph.validation.quality import Edit
@@ -44,6 +46,74 @@ class Candidate:
     prompt: str
     reference: str
     edit: Edit
+    entry_point: str = ""  # the variant's (renamed where the parent's name states the old property)
+    name_problem: str | None = None  # why the name contradicts the new text and cannot be renamed
+    worded: str = ""  # the new prompt before the rename: D_Q measures wording, not the rename
+
+
+# Words a function name may hold that state a rule family's property, and their counterparts.
+# A name such as ``remove_vowels`` or ``max_element`` states the old property: a reader of the
+# new description would be told two things, so the variant renames it (``remove_consonants``).
+NAME_SWAPS: dict[str, dict[str, str]] = {
+    "extreme": {
+        "min": "max", "minimum": "maximum", "smallest": "largest", "shortest": "longest",
+        "lowest": "highest", "least": "most", "minimal": "maximal",
+    },
+    "order": {"ascending": "descending", "asc": "desc", "increasing": "decreasing"},
+    "parity": {"even": "odd"},
+    "position": {"first": "last"},
+    "affix": {"prefix": "suffix", "prefixes": "suffixes", "starts": "ends", "start": "end"},
+    "case": {"upper": "lower", "uppercase": "lowercase"},
+    "sign": {"positive": "negative", "pos": "neg"},
+    "aggregate": {"sum": "product"},
+    "count": {"vowel": "consonant", "vowels": "consonants"},
+}  # fmt: skip
+# Name words that state one side of a family's property but have no counterpart to rename to.
+NAME_ONLY_WORDS: dict[str, tuple[set[str], set[str]]] = {
+    "aggregate": ({"add", "plus", "total"}, {"multiply", "mul", "mult", "times", "prod"}),
+    "extreme": (
+        {"smaller", "small", "lower", "low"},
+        {"larger", "bigger", "biggest", "greatest", "big", "large"},
+    ),
+}
+
+
+def _name_parts(name: str) -> list[str]:
+    """``firstOddNumber`` / ``first_odd_number`` -> words and separators, so the name can be rebuilt."""
+    return [part for part in re.split(r"(_+|(?<=[a-z0-9])(?=[A-Z]))", name) if part]
+
+
+def renamed_entry_point(name: str, edit: Edit) -> tuple[str, str | None]:
+    """The entry point's name for the variant, and why it contradicts the new text if no rename can fix it.
+
+    ``NAME_SWAPS`` and ``NAME_ONLY_WORDS`` list a family's first side (as in
+    ``edits.FAMILY_SIDES``) first; an edit from the first side to the second
+    renames first-side words, and the other way round.
+    """
+    sides = edits.sides(edit.family, edit.old_text, edit.new_text)
+    if sides is None:
+        return name, None
+    forward = sides[0] == edits.FAMILY_SIDES[edit.family][0]
+    pairs = NAME_SWAPS.get(edit.family, {})
+    swaps = pairs if forward else {new: old for old, new in pairs.items()}
+    first_only, second_only = NAME_ONLY_WORDS.get(edit.family, (set(), set()))
+    old_only = first_only if forward else second_only
+    renamed = []
+    for part in _name_parts(name):
+        word = part.lower()
+        if word in swaps:
+            counterpart = swaps[word]
+            if part.isupper():
+                counterpart = counterpart.upper()
+            elif part[:1].isupper():
+                counterpart = counterpart.capitalize()
+            renamed.append(counterpart)
+        elif word in old_only:
+            reason = f"the function name {name!r} still says {part!r} after '{edit.old_text}' became '{edit.new_text}'"
+            return name, reason
+        else:
+            renamed.append(part)
+    return "".join(renamed), None
 
 
 def split_reference(problem: Problem) -> tuple[str, str]:
@@ -92,15 +162,29 @@ def propose(problem: Problem, rules: Sequence[EditRule] = RULES) -> list[Candida
             new_code=new_code_piece,
             code_span=(offset + code_match.start(), offset + code_match.end()),
         )
-        found.append(Candidate(problem, rule, new_prompt, new_reference, edit))
+        name, problem_with_name = renamed_entry_point(problem.entry_point, edit)
+        worded = new_prompt
+        if name != problem.entry_point:
+            # A name that is a plain word ("longest") is renamed where it is called or defined only:
+            # the same word in prose is the edited property itself.  An identifier-like name
+            # ("remove_vowels") is renamed wherever it stands, prose included.
+            plain = re.fullmatch(r"[a-z]+", problem.entry_point) is not None
+            ending = r"(?=\s*\()" if plain else r"(?![\w])"
+            calls = re.compile(rf"(?<![\w.]){re.escape(problem.entry_point)}{ending}")
+            new_prompt = calls.sub(name, new_prompt)
+            new_reference = calls.sub(name, new_reference)
+        found.append(
+            Candidate(problem, rule, new_prompt, new_reference, edit, name, problem_with_name, worded)
+        )
     return found
 
 
 def _draft(candidate: Candidate, number: int, d_q: float) -> Variant:
     parent = candidate.parent
     return Variant(
-        **parent.model_dump(exclude={"id", "prompt", "reference", "tests", "source"}),
+        **parent.model_dump(exclude={"id", "entry_point", "prompt", "reference", "tests", "source"}),
         id=f"{parent.id}/ctf-mine-{number}",
+        entry_point=candidate.entry_point or parent.entry_point,
         prompt=candidate.prompt,
         reference=candidate.reference,
         tests=[TestCase(input=test.input, origin=test.origin) for test in parent.tests],
@@ -108,7 +192,12 @@ def _draft(candidate: Candidate, number: int, d_q: float) -> Variant:
         parent_id=parent.id,
         transform="mine",
         label="ctf",
-        provenance={"rule": candidate.rule.name, "d_q": round(d_q, 4), "review_status": "unreviewed"},
+        provenance={
+            "rule": candidate.rule.name,
+            "d_q": round(d_q, 4),
+            "review_status": "unreviewed",
+            **({"renamed_from": parent.entry_point} if candidate.entry_point != parent.entry_point else {}),
+        },
     )
 
 
@@ -134,9 +223,11 @@ def mine(
         parent = candidate.parent
         number = per_parent.get(parent.id, 0)
         per_parent[parent.id] = number + 1
-        d_q = description_distance(parent.prompt, candidate.prompt, parent.entry_point)
+        d_q = description_distance(parent.prompt, candidate.worded or candidate.prompt, parent.entry_point)
         variant = _draft(candidate, number, d_q)
-        if d_q == 0.0:
+        if candidate.name_problem is not None:
+            records.append(decided(variant, REJECTED, "name-contradicts", candidate.name_problem))
+        elif d_q == 0.0:
             records.append(decided(variant, REJECTED, "wording-distance", "the wording did not change"))
         elif d_q > epsilon:
             reason = f"D_Q {d_q:.3f} is above epsilon {epsilon}"
