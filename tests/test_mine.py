@@ -103,7 +103,7 @@ def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> Non
 def test_mined_mbpp_plus_variants_hold_up(engine: Engine) -> None:
     bench = load_benchmark("mbpp+", MBPP)
     report = mine(bench.problems, engine)
-    assert report.problems_with_variant >= 45  # 48 when written, with the quality checks on
+    assert report.problems_with_variant >= 40  # 42 now: 6 more held for review over ties; the target is 45
     check_variants(report.variants, bench.by_id(), engine)
 
 
@@ -166,3 +166,26 @@ def test_a_function_name_that_states_the_old_property_is_renamed_or_the_variant_
     assert all(test.has_expected for test in variant.tests)
     [dropped] = [c for c in report.candidates if c.parent_id == "HumanEval/97"]
     assert dropped.provenance["check"] == "name-contradicts" and "'multiply'" in dropped.provenance["reason"]
+
+
+def test_tests_a_program_that_ignores_the_task_passes_reject_the_variant(engine: Engine) -> None:
+    """HumanEval/12 'shortest': all three inherited tests expect the first string, so `xs[0]` would pass."""
+    by_id = load_benchmark("humaneval").by_id()
+    report = mine([by_id["HumanEval/12"]], engine)
+    assert not report.variants
+    [record] = [c for c in report.candidates if c.provenance["check"] == "trivial-baseline"]
+    assert "the first item of the first argument" in record.provenance["reason"]
+
+
+def test_property_words_glued_to_a_noun_in_a_name_are_renamed() -> None:
+    from benchmorph.morph.mine import renamed_entry_point
+    from benchmorph.validation.quality import Edit
+
+    def edit(family: str, old: str, new: str) -> Edit:
+        return Edit(family, "rule", old, new, (0, 0), "", "", (0, 0))
+
+    assert renamed_entry_point("filter_oddnumbers", edit("parity", "odd", "even"))[0] == "filter_evennumbers"
+    assert (
+        renamed_entry_point("sum_negativenum", edit("sign", "negative", "positive"))[0] == "sum_positivenum"
+    )
+    assert renamed_entry_point("admin_tools", edit("extreme", "minimum", "maximum"))[0] == "admin_tools"

@@ -459,12 +459,12 @@ def test_checks_without_an_edit_stay_quiet() -> None:
 
 def test_ties_are_held_for_review(engine: Engine) -> None:
     """max(words, key=len) has one longest word; min picks among tied shortest ones: a person must decide."""
-    words = [
-        ["a", "b", "ccc"],
-        ["xy", "zw", "abcd"],
-        ["q", "r", "stu"],
-        ["aa", "bb", "cde"],
-        ["o", "pp", "qqq"],
+    words = [  # the longest first, so neither `xs[0]` nor `xs[-1]` answers the variant
+        ["ccc", "a", "b"],
+        ["abcd", "xy", "zw"],
+        ["stu", "q", "r"],
+        ["cde", "aa", "bb"],
+        ["qqq", "o", "pp"],
     ]
     doc = "Return the longest word in words.\n    >>> pick(['ab', 'abc'])\n    'abc'"
     problem = _problem(

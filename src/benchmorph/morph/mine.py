@@ -83,6 +83,18 @@ def _name_parts(name: str) -> list[str]:
     return [part for part in re.split(r"(_+|(?<=[a-z0-9])(?=[A-Z]))", name) if part]
 
 
+_NAME_NOUNS = ("numbers", "number", "nums", "num", "elements", "element", "values", "value", "list", "len")
+
+
+def _glued(word: str, swaps: dict[str, str]) -> str | None:
+    """``oddnumbers`` -> ``evennumbers`` where a property word starts a name part glued to a plain noun."""
+    for old, new in swaps.items():
+        rest = word[len(old) :]
+        if word.startswith(old) and rest in _NAME_NOUNS:
+            return new + rest
+    return None
+
+
 def renamed_entry_point(name: str, edit: Edit) -> tuple[str, str | None]:
     """The entry point's name for the variant, and why it contradicts the new text if no rename can fix it.
 
@@ -101,6 +113,10 @@ def renamed_entry_point(name: str, edit: Edit) -> tuple[str, str | None]:
     renamed = []
     for part in _name_parts(name):
         word = part.lower()
+        glued = _glued(word, swaps)
+        if glued is not None:  # "oddnumbers", "negativenum": the property word glued to a noun
+            renamed.append(glued if not part[:1].isupper() else glued.capitalize())
+            continue
         if word in swaps:
             counterpart = swaps[word]
             if part.isupper():

@@ -667,6 +667,49 @@ def echoes_input(item: CheckInput) -> Finding | None:
     return None
 
 
+# --- A program that ignores the task must not pass -------------------------------------------------
+
+
+def _baselines(arguments: Any) -> dict[str, Any]:
+    """What a few programs that ignore the task would answer on one test's arguments (no code is run)."""
+    answers: dict[str, Any] = {}
+    if not isinstance(arguments, (list, tuple)) or not arguments:
+        return answers
+    first = arguments[0]
+    answers["the first argument unchanged"] = first
+    if isinstance(first, (list, tuple, str)):  # ``xs[0] if xs else None``
+        answers["the first item of the first argument"] = first[0] if first else None
+        answers["the last item of the first argument"] = first[-1] if first else None
+    return answers
+
+
+@quality_check("trivial-baseline")
+def trivial_baseline(item: CheckInput) -> Finding | None:
+    """Tests a program that ignores the description passes (``return xs[0]``) cannot tell who read it.
+
+    Only blamed on the variant when the same program fails the parent's tests:
+    the edit is what made the tests too weak (HumanEval/12's "shortest", whose
+    three tests all expect the first string).
+    """
+    pairs = item.paired_outputs()
+    if len(pairs) < 2:
+        return None
+    names = set.intersection(*(set(_baselines(arguments)) for arguments, _, _ in pairs))
+    for name in sorted(names):
+        try:
+            passes_variant = all(_same(_baselines(a)[name], new, item.variant) for a, _, new in pairs)
+            passes_parent = all(_same(_baselines(a)[name], old, item.parent) for a, old, _ in pairs)
+        except Exception:  # noqa: BLE001 - a comparison that cannot be made is no evidence
+            continue
+        if passes_variant and not passes_parent:
+            return Finding(
+                "trivial-baseline",
+                f"returning {name} passes all {len(pairs)} tests of the variant (not the parent's): "
+                "the tests cannot tell a solution from one that ignores the description",
+            )
+    return None
+
+
 # --- Ties: which of several equal candidates a min/max or a sort returns ---------------------------------
 
 _SAYS_WHICH = re.compile(
@@ -689,7 +732,9 @@ def ties(item: CheckInput) -> Finding | None:
     if not counts or item.edit is None:
         return None
     total, old, new = counts["tests"], counts["parent"], counts["variant"]
-    if total == 0 or new - old < max(2, 0.1 * total):
+    # Absolute as well as against the parent: a parent that was already ambiguous about ties
+    # (MBPP's "sublist having minimum length") does not make its variant publishable.
+    if total == 0 or new < max(2, 0.05 * total):
         return None
     if _SAYS_WHICH.search(edits.description(item.variant.prompt, item.variant.entry_point)):
         return None
@@ -724,7 +769,9 @@ def examples_read(item: CheckInput) -> Finding | None:
         return Finding("examples", "the description shows examples but none of them could be read")
     parent = scan_problem(item.parent)
     if parent.has_examples and not scan.examples:
-        return Finding("examples", "the parent's description shows examples, the variant's none that can be read")
+        return Finding(
+            "examples", "the parent's description shows examples, the variant's none that can be read"
+        )
     if item.edit is not None and len(parent.examples) != len(scan.examples):
         # A rule edits prose only: an example gained or lost means the edit reached into one.
         return Finding(
