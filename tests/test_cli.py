@@ -41,7 +41,7 @@ def test_demo_sandbox_tour_counterfactual_runs_and_report(demo_run: DemoRun) -> 
     assert reference["n_problems"] == 164 and reference["pass@1"] == 1.0
     assert broken["n_samples"] >= 300 and broken["pass@1"] < 0.2
     mined = (out / "humaneval-ctf.jsonl").read_text().splitlines()
-    assert len(mined) >= 20
+    assert len(mined) >= 15  # the miner's HumanEval yield floor (issue 11), as in test_mine
     summaries = {run.name: json.loads((run / "summary.json").read_text()) for run in (out / "runs").iterdir()}
     assert set(summaries) == {
         f"{side}-{model}" for side in ("humaneval", "ctf") for model in ("reference", "original", "local")

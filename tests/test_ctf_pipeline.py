@@ -28,7 +28,9 @@ def proposal(prompt: str) -> str:
 def generator_answer(text: str, seed: int) -> str:
     if "def longest(" in text:
         return [
-            proposal(LONGEST.prompt.replace("return the longest one", "return the shortest one")),
+            proposal(
+                LONGEST.prompt.replace("return the longest one", "return the longest one in upper case")
+            ),
             "Sorry, I cannot help with that.",
             proposal(LONGEST.prompt.replace("Return the first one in case", "Return the last one in case")),
             proposal(
@@ -48,7 +50,7 @@ def generator_answer(text: str, seed: int) -> str:
 
 
 SOLVER = {
-    "shortest one": ["    return min(strings, key=len) if strings else None\n"] * 3,
+    "in upper case": ["    return max(strings, key=len).upper() if strings else None\n"] * 3,
     "last one in case": [  # three different answers: no agreement
         "    return strings[-1] if strings else None\n",
         "    return max(strings, key=len) if strings else 'x'\n",
@@ -156,8 +158,11 @@ def test_ctf_pipeline_with_the_real_local_model_is_honest_about_bad_candidates(t
             assert candidate.provenance["agreement"]["solutions"] == 2
     variants = read_native(tmp_path / "ctf.jsonl") if (tmp_path / "ctf.jsonl").stat().st_size else []
     assert len(variants) == sum(1 for v in candidates if v.provenance["selected"])
-    assert "variants written" in result.stdout
-    without = 3 - len({v.parent_id for v in variants})
+    # The yield table names every status a candidate ended in, then the summary line counts the variants.
+    assert all(str(v.provenance["status"]) in result.stdout for v in candidates)
+    with_variant = len({v.parent_id for v in variants})
+    assert f"{len(variants)} variants of {with_variant} of 3 problems" in result.stdout
+    without = 3 - with_variant
     if without:
         assert "got no CTF candidate" in result.stderr
 
@@ -167,7 +172,8 @@ def test_label_can_demand_more_agreement_than_two() -> None:
     from benchmorph.morph.ctf import CtfCandidate, label
 
     shortest = LONGEST.prompt.replace("return the longest one", "return the shortest one")
-    codes = [LONGEST.prompt + body for body in SOLVER["shortest one"][:2]] + [LONGEST.reference]
+    shortest_body = "    return min(strings, key=len) if strings else None\n"
+    codes = [LONGEST.prompt + shortest_body] * 2 + [LONGEST.reference]
     with Engine(workers=1) as engine:
         parent = engine.prepare([LONGEST]).problems[0]
         relaxed = CtfCandidate(parent, "x/0", "g", "h", "raw", prompt=shortest, solutions=codes)

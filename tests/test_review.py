@@ -23,10 +23,14 @@ def cli(*args: str, cwd: Path):  # type: ignore[no-untyped-def]
 def variants_file(tmp_path: Path) -> Path:
     problems = load_benchmark("humaneval").by_id()
     with Engine(workers=2) as engine:
-        report = mine([problems[t] for t in ("HumanEval/12", "HumanEval/29", "HumanEval/30")], engine)
-    assert [v.parent_id for v in report.variants] == ["HumanEval/12", "HumanEval/29", "HumanEval/30"]
+        report = mine([problems[t] for t in ("HumanEval/12", "HumanEval/66", "HumanEval/69")], engine)
+    # People review candidates, rejected ones included: HumanEval/12's 'shortest' is held back by the
+    # trivial-baseline check (its three tests expect the first string), which a reviewer can overrule.
+    first = {c.parent_id: c for c in report.candidates if c.id.endswith("/ctf-mine-0")}
+    chosen = [first[t] for t in ("HumanEval/12", "HumanEval/66", "HumanEval/69")]
+    assert [c.provenance["status"] for c in chosen] == ["rejected", "accepted", "accepted"]
     path = tmp_path / "mined.jsonl"
-    write_native(path, report.variants)
+    write_native(path, chosen)
     return path
 
 
@@ -39,13 +43,13 @@ def test_export_then_import_applies_labels_and_corrected_solutions(
         reader = csv.DictReader(handle)
         assert reader.fieldnames == COLUMNS
         rows = list(reader)
-    assert [row["original_id"] for row in rows] == ["HumanEval/12", "HumanEval/29", "HumanEval/30"]
+    assert [row["original_id"] for row in rows] == ["HumanEval/12", "HumanEval/66", "HumanEval/69"]
     assert all(row["type"] == "CTF" and row["review_status"] == "unreviewed" for row in rows)
     assert "[-longest-] {+shortest+}" in rows[0]["word_diff"]
     assert rows[0]["model"].startswith("mine:extreme")
 
     # A reviewer: HumanEval/12 is fine but its solution should return the LAST shortest string;
-    # HumanEval/29 is judged Robust; HumanEval/30 is rejected.
+    # HumanEval/66 is judged Robust; HumanEval/69 is rejected.
     rows[0]["solution"] = rows[0]["solution"].replace(
         "    for s in strings:\n        if len(s) == maxlen:\n            return s\n",
         "    for s in reversed(strings):\n        if len(s) == maxlen:\n            return s\n",
@@ -74,18 +78,18 @@ def test_export_then_import_applies_labels_and_corrected_solutions(
     assert by_input[repr([["x", "y", "z"]])] == "z"  # recomputed with the corrected solution (was "x")
     assert "'c'" in shortest.prompt  # the example longest(['a', 'b', 'c']) now shows the last one
     everything = {v.parent_id: v for v in read_native(tmp_path / "reviewed.candidates.jsonl")}
-    assert everything["HumanEval/29"].label == "robust"
-    assert everything["HumanEval/30"].provenance["review_status"] == "rejected"
+    assert everything["HumanEval/66"].label == "robust"
+    assert everything["HumanEval/69"].provenance["review_status"] == "rejected"
 
 
 def test_import_rejects_rows_that_match_no_candidate(variants_file: Path, tmp_path: Path) -> None:
     assert cli("review", "export", str(variants_file), "--csv", "review.csv", cwd=tmp_path).returncode == 0
-    text = (tmp_path / "review.csv").read_text().replace("HumanEval/29/ctf-mine-0", "HumanEval/29/ctf-mine-9")
+    text = (tmp_path / "review.csv").read_text().replace("HumanEval/66/ctf-mine-0", "HumanEval/66/ctf-mine-9")
     (tmp_path / "bad.csv").write_text(text)
     result = cli("review", "import", str(variants_file), "bad.csv", "--out", "r.jsonl", cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    start = 1 + next(i for i, line in enumerate(text.splitlines()) if line.startswith("HumanEval/29,"))
-    assert f"bad.csv:{start}: field 'new_id': no candidate 'HumanEval/29/ctf-mine-9'" in result.stderr
+    start = 1 + next(i for i, line in enumerate(text.splitlines()) if line.startswith("HumanEval/66,"))
+    assert f"bad.csv:{start}: field 'new_id': no candidate 'HumanEval/66/ctf-mine-9'" in result.stderr
     wrong_type = (tmp_path / "review.csv").read_text().replace(",CTF,", ",Maybe,", 1)
     (tmp_path / "type.csv").write_text(wrong_type)
     result = cli("review", "import", str(variants_file), "type.csv", "--out", "r.jsonl", cwd=tmp_path)
