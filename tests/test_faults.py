@@ -262,7 +262,7 @@ def slow_problems(path: Path, ids: list[str], sleep: float) -> None:
 def test_morph_mine_killed_with_sigkill_reuses_measured_references(tmp_path: Path) -> None:
     problems = tmp_path / "problems.jsonl"
     # Six problems the miner turns into counterfactuals, six it does not.
-    ids = [f"HumanEval/{i}" for i in (6, 9, 12, 29, 30, 69, 0, 1, 2, 3, 4, 5)]
+    ids = [f"HumanEval/{i}" for i in (9, 66, 69, 86, 94, 102, 0, 1, 2, 3, 4, 5)]
     slow_problems(problems, ids, 0.12)
     args = ["morph", "mine", str(problems), "--workers", "1"]
 
@@ -304,7 +304,7 @@ def ctf_answer(body: dict[str, Any]) -> str:
     if "counterfactual versions of programming problems" in text:
         edits = (
             [
-                ("return the longest one", "return the shortest one"),
+                ("return the longest one", "return the longest one in upper case"),
                 ("Return the first one in case", "Return the last one in case"),
                 ("return the longest one", "return the first character of the longest one"),
             ]
@@ -315,7 +315,8 @@ def ctf_answer(body: dict[str, Any]) -> str:
         old, new = edits[seed % 3]
         return "Here it is:\n" + json.dumps({"description": problem.prompt.replace(old, new)})
     bodies = {
-        "shortest one": ["    return min(strings, key=len) if strings else None\n"] * 3,
+        # 'shortest' fails trivial-baseline on HumanEval/12's three tests (the first string passes them).
+        "in upper case": ["    return max(strings, key=len).upper() if strings else None\n"] * 3,
         "last one in case": [
             "    return strings[-1] if strings else None\n",
             "    return max(strings, key=len) if strings else 'x'\n",

@@ -57,7 +57,8 @@ def test_reference_and_original_baselines_calibrate_the_measure(workdir: Path) -
     )
     by_model = {row["model"]: row for row in json.loads((workdir / "s.json").read_text())}
     reference, original = by_model["reference"], by_model["original"]
-    assert reference["pairs"] >= 20 and reference["pairs"] == original["pairs"]
+    # At least the miner's HumanEval yield floor (issue 11, as in test_mine), every one paired.
+    assert reference["pairs"] >= 15 and reference["pairs"] == original["pairs"]
     assert reference["pass_original"] == 1.0 and reference["pass_variant"] == 1.0
     assert reference["both"] == reference["pairs"] and reference["answered_original"] == 0
     assert original["pass_original"] == 1.0 and original["pass_variant"] == 0.0

@@ -86,12 +86,20 @@ def answered_original_verdicts(
             f"parent problem '{missing[0]}' is not in the original benchmark", path=variant_run.path
         )
     prepared = {p.id: p for p in engine.prepare([parents[pid] for pid in sorted(needed)]).problems}
+    variants = variant_run.problems()
     jobs = []
     for sample in variant_run.samples:
         key = (sample.task_id, sample.index)
         parent_id = variant_run.parent_ids.get(sample.task_id)
         if key in failing and parent_id in prepared:
-            jobs.append(Job(prepared[parent_id], sample.code, sample.task_id, sample.index))
+            code = sample.code
+            variant = variants.get(sample.task_id)
+            parent = prepared[parent_id]
+            if variant is not None and variant.entry_point != parent.entry_point and parent.entry_point:
+                # The variant renamed the function (remove_vowels -> remove_consonants): the answer
+                # is the same program under the variant's name, so the parent calls it by that.
+                code = f"{code.rstrip()}\n\n\n{parent.entry_point} = {variant.entry_point}\n"
+            jobs.append(Job(parent, code, sample.task_id, sample.index))
     return {
         (job.task_id, job.index): verdict.ok for job, verdict in zip(jobs, engine.evaluate(jobs), strict=True)
     }

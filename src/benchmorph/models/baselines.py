@@ -21,6 +21,10 @@ def parent_reference(problem: Problem) -> str:
         raise InputError(
             f"variant {problem.id} has no provenance.parent_reference, so the 'original' baseline cannot answer it"
         )
+    renamed_from = problem.provenance.get("renamed_from")
+    if isinstance(renamed_from, str) and renamed_from != problem.entry_point:
+        # A model that ignores the change still answers under the name the prompt asks for.
+        reference = f"{reference.rstrip()}\n\n\n{problem.entry_point} = {renamed_from}\n"
     return reference
 
 
