@@ -170,15 +170,24 @@ def _new_sentence(item: CheckInput, context: tuple[str, int, int, int, int], rea
     ).strip(" '\"")
 
 
-@quality_check("word-in-sentence")
-def word_in_sentence(item: CheckInput) -> Finding | None:
-    """The new word (or a word of its side) already in the edited sentence: "both last and last digits"."""
+def _edit_in_family(
+    item: CheckInput,
+) -> tuple[tuple[str, int, int, int, int], tuple[tuple[str, ...], tuple[str, ...]]] | None:
+    """The edit's sentence context and its family's (old side, new side) words; None where either is missing."""
     context = _edit_context(item)
     if context is None or item.edit is None:
         return None
     family = edits.sides(item.edit.family, item.edit.old_text, item.edit.new_text)
-    if family is None:
+    return None if family is None else (context, family)
+
+
+@quality_check("word-in-sentence")
+def word_in_sentence(item: CheckInput) -> Finding | None:
+    """The new word (or a word of its side) already in the edited sentence: "both last and last digits"."""
+    found = _edit_in_family(item)
+    if found is None:
         return None
+    context, family = found
     text, start, end, left, right = context
     _, new_side = family
     for piece in (text[left:start], text[end:right]):
@@ -195,12 +204,10 @@ def word_in_sentence(item: CheckInput) -> Finding | None:
 @quality_check("word-elsewhere")
 def word_elsewhere(item: CheckInput) -> Finding | None:
     """The edited family elsewhere in the description: a contrast that may or may not still read right."""
-    context = _edit_context(item)
-    if context is None or item.edit is None:
+    found = _edit_in_family(item)
+    if found is None:
         return None
-    family = edits.sides(item.edit.family, item.edit.old_text, item.edit.new_text)
-    if family is None:
-        return None
+    context, family = found
     text, _, _, left, right = context
     old_side, new_side = family
     hits = edits.word_spans(text[:left], old_side + new_side) + edits.word_spans(
