@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmorph.data.humaneval import humaneval_problem_records
-from benchmorph.evaluation.mutants import mutants
+from benchmorph.validation.mutants import mutants
 from cli_runner import run_cli
 from conftest import DemoRun
 

@@ -2,7 +2,6 @@
 (``evaluate_run``, ``generate_run``, ``run_benchmark``) that the CLI's evaluate, generate and run call."""
 
 from benchmorph.evaluation.evaluate import Evaluation, evaluate_samples, summarize, write_evaluation
-from benchmorph.evaluation.mutants import mutants
 from benchmorph.evaluation.passk import pass_at_k, pass_at_k_table
 from benchmorph.evaluation.runs import (
     ModelAccess,
@@ -13,6 +12,7 @@ from benchmorph.evaluation.runs import (
     prepare_problems,
     run_benchmark,
 )
+from benchmorph.validation.mutants import mutants
 
 __all__ = [
     "Evaluation",

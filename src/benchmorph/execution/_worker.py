@@ -201,6 +201,51 @@ def keep_only_fds(keep: set[int]) -> None:
     os.closerange(low, 1 << 16)
 
 
+class Coverage:
+    """Lines and arcs (line -> next line) the solution's own code executes in one call, by ``sys.settrace``.
+
+    Only frames whose code was compiled from the solution (file name
+    ``<solution>``) are followed, so the standard library and the harness
+    never count.  An arc starts at minus the function's first line on entry
+    and ends there on return, as coverage.py writes them, so that "entered"
+    and "returned from" are items too.  Used on trusted references, to keep
+    the tests that exercise what the others do not (the jail has no coverage
+    package; this is the standard library's hook).
+    """
+
+    def __init__(self) -> None:
+        self.lines: set[int] = set()
+        self.arcs: set[tuple[int, int]] = set()
+
+    def _call(self, frame, event, arg):  # noqa: ANN001, ANN202 - sys.settrace's signature
+        code = frame.f_code
+        if code.co_filename != "<solution>":
+            return None
+        lines, arcs = self.lines, self.arcs
+        start = -code.co_firstlineno
+        last = [start]
+
+        def local(frame, event, arg):  # noqa: ANN001, ANN202
+            if event == "line":
+                number = frame.f_lineno
+                lines.add(number)
+                arcs.add((last[0], number))
+                last[0] = number
+            elif event == "return":
+                arcs.add((last[0], start))
+            return local
+
+        return local
+
+    def start(self) -> None:
+        self.lines, self.arcs = set(), set()
+        sys.settrace(self._call)
+
+    def stop(self) -> dict:
+        sys.settrace(None)
+        return {"l": sorted(self.lines), "a": sorted([a, b] for a, b in self.arcs)}
+
+
 def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_seconds: int) -> None:
     """Execute the solution once, then call the entry point on every input, streaming results."""
 
@@ -239,19 +284,27 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
         os._exit(0)
     emit({"ready": True})
     clock = time.perf_counter
+    trace = Coverage() if job.get("trace") else None
     for index, raw in enumerate(inputs):
         args = values.decode(raw)
         started = clock()
+        if trace is not None:
+            trace.start()
         try:
             function = getattr(namespace["Solution"](), entry) if kind == "method" else namespace[entry]
             result = function(*args)
             elapsed = clock() - started
         except BaseException as exc:  # noqa: BLE001
             elapsed = clock() - started
+            if trace is not None:
+                trace.stop()
             emit({"i": index, "s": "error", "t": elapsed, "e": describe(exc)})
             continue
+        covered = trace.stop() if trace is not None else None
         try:
             line = {"i": index, "s": "ok", "t": elapsed, "o": values.encode(result)}
+            if covered is not None:
+                line["c"] = covered
             emit(line)
         except BaseException as exc:  # noqa: BLE001
             emit({"i": index, "s": "error", "t": elapsed, "e": "output cannot be encoded: " + describe(exc)})

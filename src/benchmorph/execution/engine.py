@@ -21,7 +21,7 @@ from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.data.paths import cache_dir
 from benchmorph.data.storage import space_for, write_text_atomic
 from benchmorph.execution.compare import show_value
-from benchmorph.execution.limits import REFERENCE_LIMITS, Limits
+from benchmorph.execution.limits import REFERENCE_LIMITS, TRACE_LIMITS, Limits
 from benchmorph.execution.pool import WorkerPool
 from benchmorph.execution.sandbox import isolation_mode
 from benchmorph.execution.verdicts import build_verdict, oracle_accepts
@@ -58,6 +58,26 @@ class RunOutputs:
     outputs: list[Any]
     ok: list[bool]
     error: str | None = None  # the code did not load at all
+
+
+@dataclass
+class InputRun:
+    """What one piece of code did on one input (``Engine.run_inputs``).
+
+    ``status``: ``ok`` (returned ``output``), ``error`` (raised, or its output
+    cannot be carried; ``error`` says what), ``timeout`` or ``not-run``.
+    ``coverage``: the executed lines and arcs, for traced runs that returned.
+    """
+
+    status: str
+    output: Any = None
+    time: float | None = None
+    error: str | None = None
+    coverage: frozenset | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
 
 
 @dataclass(frozen=True)
@@ -190,21 +210,89 @@ class Engine:
     ) -> tuple[dict[str, Any], list[Any], float]:
         key, inputs = self._encoded_inputs(problem)
         timeouts = [limits.test_time_limit(test.ref_time) for test in problem.tests]
-        job = {
-            "id": job_id,
-            "kind": problem.kind,
-            "code": code,
-            "entry_point": problem.entry_point,
-            "inputs_key": key,
-            "timeouts": timeouts,
-            "setup_time": limits.setup_time,
-            "limits": limits.to_worker(),
-        }
-        slack = 10.0 + 0.01 * len(inputs)
-        budget = limits.setup_time + sum(timeouts) + slack
+        return _worker_job(problem, code, limits, job_id, key, inputs, timeouts)
+
+    # ------------------------------------------------------ single inputs
+
+    def run_inputs(
+        self,
+        problem: Problem,
+        inputs: Sequence[Any],
+        *,
+        code: str | None = None,
+        limits: Limits | None = None,
+        trace: bool = False,
+    ) -> list[InputRun]:
+        """What ``code`` (default: the reference, its contract active) does on each input: one InputRun each.
+
+        For checking candidate test inputs before they become tests, many at a
+        time in one sandbox job: unlike ``prepare``, a timeout does not end the
+        batch (the inputs after it run in a new job), and every input gets its
+        own status, output and error.  ``limits`` (default: the engine's) give
+        each input ``limits.test_time_limit(None)``.  ``trace`` also records,
+        per input that returned, the lines and arcs of ``code`` it executed
+        (function and method problems; stdin runs are not traced).
+        """
+        limits = limits or self.limits
+        if code is None:
+            code = _reference_code(problem)
+        encoded = [text if problem.kind == "stdin" else values.encode(text) for text in inputs]
+        runs: list[InputRun] = [InputRun("not-run") for _ in encoded]
+        start = 0
+        while start < len(encoded):
+            rest = encoded[start:]
+            timeouts = [limits.test_time_limit(None)] * len(rest)
+            # No inputs key: candidate inputs are seen once, so workers should not keep them.
+            job = _worker_job(problem, code, limits, f"{problem.id}@inputs", None, rest, timeouts)
+            if trace:
+                job[0]["trace"] = True
+            reply = self.pool.submit_one(*job)
+            # A violation (too much output) ends the job at one input; the others still count.
+            entry = _reference_entry({**reply, "violation": None})
+            if entry.get("error"):
+                for index in range(start, len(encoded)):
+                    runs[index] = InputRun("error", error=str(entry["error"]))
+                break
+            results = entry.get("results") or []
+            stopped = entry.get("timeout_in")
+            following = len(encoded)
+            for offset, record in enumerate(results):
+                if record is None:
+                    following = start + offset
+                    break
+                runs[start + offset] = _input_run(problem, record)
+            else:
+                following = start + len(results)
+            if isinstance(stopped, int):
+                runs[start + stopped] = InputRun("timeout", error="time limit exceeded")
+                following = start + stopped + 1
+            elif following < len(encoded) and reply.get("violation"):
+                runs[following] = InputRun("error", error=str(reply["violation"]))
+                following += 1
+            if following <= start:  # nothing ran and nothing said why: do not loop
+                for index in range(start, len(encoded)):
+                    runs[index] = InputRun("error", error="the reference stopped without a result")
+                break
+            start = following
+        return runs
+
+    def coverage(
+        self, problem: Problem, inputs: Sequence[Any], limits: Limits | None = None
+    ) -> list[frozenset]:
+        """Per input, the reference's own lines and arcs it executes (empty where it raised or timed out).
+
+        Items are ``("line", n)`` and ``("arc", from, to)``; an arc from or to
+        ``-first_line`` of a function is its entry or return.  Measured inside
+        the sandbox with ``sys.settrace`` (the jail has no coverage package),
+        on the reference without its contract (the inputs are already known
+        valid), so line numbers are those of ``problem.reference``.
+        """
         if problem.kind == "stdin":
-            budget += limits.setup_time * len(inputs)
-        return job, inputs, budget
+            return [frozenset() for _ in inputs]
+        runs = self.run_inputs(
+            problem, inputs, code=problem.reference, limits=limits or TRACE_LIMITS, trace=True
+        )
+        return [run.coverage or frozenset() for run in runs]
 
     # ------------------------------------------------------------ prepare
 
@@ -399,6 +487,52 @@ class Engine:
             return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
         return self._per_problem("verdict", problem, compute)
+
+
+def _worker_job(
+    problem: Problem,
+    code: str,
+    limits: Limits,
+    job_id: str,
+    key: str | None,
+    inputs: list[Any],
+    timeouts: list[float],
+) -> tuple[dict[str, Any], list[Any], float]:
+    """A worker request for ``code`` on encoded ``inputs``, and the wall-clock budget the host allows it."""
+    job = {
+        "id": job_id,
+        "kind": problem.kind,
+        "code": code,
+        "entry_point": problem.entry_point,
+        "inputs_key": key,
+        "timeouts": timeouts,
+        "setup_time": limits.setup_time,
+        "limits": limits.to_worker(),
+    }
+    slack = 10.0 + 0.01 * len(inputs)
+    budget = limits.setup_time + sum(timeouts) + slack
+    if problem.kind == "stdin":
+        budget += limits.setup_time * len(inputs)
+    return job, inputs, budget
+
+
+def _input_run(problem: Problem, record: dict[str, Any]) -> InputRun:
+    """One result record of ``run_inputs`` as an InputRun (output decoded, coverage as items)."""
+    elapsed = float(record.get("t") or 0.0)
+    if record.get("s") != "ok":
+        return InputRun("error", time=elapsed, error=str(record.get("e") or "error"))
+    raw = record.get("o")
+    try:
+        output = raw if problem.kind == "stdin" else values.decode(raw)
+    except Exception as exc:  # noqa: BLE001 - an output the host cannot decode is that input's error
+        return InputRun("error", time=elapsed, error=f"output cannot be decoded: {type(exc).__name__}")
+    covered = record.get("c")
+    items: frozenset | None = None
+    if isinstance(covered, dict):
+        items = frozenset(
+            [("line", line) for line in covered["l"]] + [("arc", a, b) for a, b in covered["a"]]
+        )
+    return InputRun("ok", output=output, time=elapsed, coverage=items)
 
 
 def _reference_entry(reply: dict[str, Any]) -> dict[str, Any]:

@@ -39,3 +39,6 @@ class Limits:
 # References run under these caps when their outputs and times are measured:
 # generous, since a reference is trusted to be correct, but still bounded.
 REFERENCE_LIMITS = Limits(min_time_limit=10.0, time_factor=1.0, setup_time=20.0)
+
+# A traced reference (``Engine.coverage``) runs several times slower than an untraced one.
+TRACE_LIMITS = Limits(min_time_limit=20.0, time_factor=1.0, setup_time=20.0)

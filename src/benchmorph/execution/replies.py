@@ -242,7 +242,13 @@ def clean_result(record: dict, index: int) -> dict | None:
             # encodes as a set of lists): judged as that test's error, like any
             # output the codec cannot carry.
             return {"i": index, "s": "error", "t": float(elapsed), "e": "output cannot be decoded"}
-        return {"i": index, "s": "ok", "t": float(elapsed), "o": output}
+        clean = {"i": index, "s": "ok", "t": float(elapsed), "o": output}
+        if "c" in record:
+            covered = clean_coverage(record["c"])
+            if covered is None:
+                return None
+            clean["c"] = covered
+        return clean
     if record.get("s") == "error":
         error = record.get("e")
         return {
@@ -252,3 +258,21 @@ def clean_result(record: dict, index: int) -> dict | None:
             "e": error[:MAX_ERROR] if isinstance(error, str) else "error",
         }
     return None
+
+
+def clean_coverage(data: object) -> dict | None:
+    """A traced run's coverage record (``{"l": [line, ...], "a": [[from, to], ...]}``) checked, or None.
+
+    Only references are traced, but the record still crossed the pipe the
+    sample's code holds, so its shape is checked like any other record's.
+    """
+    if type(data) is not dict or set(data) != {"l", "a"}:
+        return None
+    lines, arcs = data["l"], data["a"]
+    if type(lines) is not list or type(arcs) is not list:
+        return None
+    if not all(type(line) is int for line in lines):
+        return None
+    if not all(type(arc) is list and len(arc) == 2 and all(type(end) is int for end in arc) for arc in arcs):
+        return None
+    return {"l": lines, "a": arcs}
