@@ -103,7 +103,7 @@ def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> Non
 def test_mined_mbpp_plus_variants_hold_up(engine: Engine) -> None:
     bench = load_benchmark("mbpp+", MBPP)
     report = mine(bench.problems, engine)
-    assert report.problems_with_variant >= 40  # 42 now: 6 more held for review over ties; the target is 45
+    assert report.problems_with_variant >= 45  # 47 now (issue 11: at least 45)
     check_variants(report.variants, bench.by_id(), engine)
 
 
@@ -189,3 +189,87 @@ def test_property_words_glued_to_a_noun_in_a_name_are_renamed() -> None:
         renamed_entry_point("sum_negativenum", edit("sign", "negative", "positive"))[0] == "sum_positivenum"
     )
     assert renamed_entry_point("admin_tools", edit("extreme", "minimum", "maximum"))[0] == "admin_tools"
+
+
+@pytest.fixture(scope="module")
+def mbpp() -> dict[str, Problem]:
+    if not MBPP.exists():
+        pytest.skip("shared EvalPlus data absent")
+    return load_benchmark("mbpp+", MBPP).by_id()
+
+
+def _only(problem: Problem, family: str) -> list[tuple[str, str, str]]:
+    """(rule, new prompt, new reference) of every candidate of ``family`` on ``problem``."""
+    return [(c.rule.name, c.prompt, c.reference) for c in propose(problem) if c.rule.name.startswith(family)]
+
+
+def test_power_family_edits_the_operation_and_renames_what_states_it(mbpp: dict[str, Problem]) -> None:
+    ((rule, prompt, reference),) = _only(mbpp["Mbpp/8"], "power")
+    assert rule == "power:squares>cubes"
+    assert "find cubes of individual elements" in prompt and "i**3" in reference
+    assert "def cube_nums(" in reference and "assert cube_nums(" in prompt  # square_nums stated the old power
+    # "the volume of a cube" is a shape, not an operation: no rule reads it.
+    assert _only(mbpp["Mbpp/234"], "power") == []
+
+
+def test_compare_family_leaves_thresholds_alone(mbpp: dict[str, Problem]) -> None:
+    ((rule, prompt, reference),) = _only(mbpp["Mbpp/433"], "compare")
+    assert rule == "compare:greater>smaller" and "number < el" in reference
+    assert "smaller than the elements" in prompt and "def check_smaller(" in reference
+    # "the next perfect square greater than N" is coded with `N < 0` (a guard against a constant):
+    # the rule needs an order comparison of two names, so it does not apply.
+    assert _only(mbpp["Mbpp/244"], "compare") == []
+    # "smaller than or equal to" is not "smaller than".
+    assert _only(mbpp["Mbpp/603"], "compare") == []
+
+
+def test_local_names_that_state_the_old_property_are_renamed(humaneval_problems: dict[str, Problem]) -> None:
+    (candidate,) = [
+        c for c in propose(humaneval_problems["HumanEval/9"]) if c.rule.name == "extreme:maximum>minimum"
+    ]
+    code = candidate.reference[len(candidate.prompt) :]
+    assert "running_min = min(running_min, n)" in code and "running_max" not in code
+    # The edited piece's span in the variant is exact after the renames (the tie probe reads it).
+    start, end = candidate.code_span
+    assert candidate.reference[start:end] == candidate.edit.new_code == "min("
+
+
+@pytest.fixture(scope="module")
+def humaneval_problems() -> dict[str, Problem]:
+    return load_benchmark("humaneval").by_id()
+
+
+@pytest.mark.slow
+def test_new_families_yield_publishable_mbpp_variants(engine: Engine, mbpp: dict[str, Problem]) -> None:
+    ids = ["Mbpp/8", "Mbpp/422", "Mbpp/447", "Mbpp/764", "Mbpp/805", "Mbpp/234", "Mbpp/398"]
+    report = mine([mbpp[i] for i in ids], engine)
+    rules = {v.parent_id: v.provenance["rule"] for v in report.variants}
+    assert rules == {
+        "Mbpp/8": "power:squares>cubes",
+        "Mbpp/422": "power:cubes>squares",
+        "Mbpp/447": "power:cubes>squares",
+        "Mbpp/764": "charclass:digits>letters",
+        "Mbpp/805": "extreme:highest>lowest",
+    }
+    by_parent = {v.parent_id: v for v in report.variants}
+    # The worked example is recomputed in place: 2 -> (1 + 4) / 2.
+    assert "assert find_Average_Of_Square(2) == 2.5" in by_parent["Mbpp/422"].prompt
+    assert "assert number_ctr('program2bedone') == 13" in by_parent["Mbpp/764"].prompt
+    check_variants(report.variants, mbpp, engine)
+
+
+@pytest.mark.slow
+def test_an_example_that_no_longer_shows_which_items_count_is_held(
+    engine: Engine, mbpp: dict[str, Problem]
+) -> None:
+    # Mbpp/777: "the sum of non-repeated elements" of [1,2,3,1,1,4,5,6] is 21 (the distinct values; those
+    # occurring once give 20).  As a product the 1s vanish (720 either way): held for review.  Mbpp/170 and
+    # 270 also have a 1 in their example, but the parent's output never depended on it: they stay.
+    report = mine([mbpp["Mbpp/777"], mbpp["Mbpp/170"], mbpp["Mbpp/270"]], engine)
+    decided = {
+        c.parent_id: c.provenance for c in report.candidates if c.provenance["rule"].startswith("aggregate")
+    }
+    assert decided["Mbpp/777"]["status"] == "needs_review"
+    assert decided["Mbpp/777"]["check"] == "examples-hide-items"
+    assert "equal to 1" in decided["Mbpp/777"]["reason"]
+    assert decided["Mbpp/170"]["status"] == decided["Mbpp/270"]["status"] == "accepted"

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
 
 from benchmorph.data.models import Problem, TestCase, Variant
+from benchmorph.execution.compare import values_match
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
 from benchmorph.morph.rules import RULES, EditRule, match_case
@@ -32,8 +34,9 @@ from benchmorph.morph.transform import (
 )
 from benchmorph.validation import edits
 from benchmorph.validation.distances import description_distance, prose
+from benchmorph.validation.example_check import scan_problem
 from benchmorph.validation.examples import scan_examples
-from benchmorph.validation.quality import Edit
+from benchmorph.validation.quality import AGGREGATE_IDENTITY, Edit
 from benchmorph.validation.ties import tests_with_ties, tie_probe
 
 DEFAULT_EPSILON = 0.13
@@ -49,6 +52,7 @@ class Candidate:
     entry_point: str = ""  # the variant's (renamed where the parent's name states the old property)
     name_problem: str | None = None  # why the name contradicts the new text and cannot be renamed
     worded: str = ""  # the new prompt before the rename: D_Q measures wording, not the rename
+    code_span: tuple[int, int] = (0, 0)  # the edited piece in the variant's reference
 
 
 # Words a function name may hold that state a rule family's property, and their counterparts.
@@ -67,6 +71,9 @@ NAME_SWAPS: dict[str, dict[str, str]] = {
     "sign": {"positive": "negative", "pos": "neg"},
     "aggregate": {"sum": "product"},
     "count": {"vowel": "consonant", "vowels": "consonants"},
+    "power": {"square": "cube", "squares": "cubes"},
+    "compare": {"larger": "smaller", "bigger": "smaller", "more": "fewer", "greater": "smaller"},
+    "charclass": {"digit": "letter", "digits": "letters"},
 }  # fmt: skip
 # Name words that state one side of a family's property but have no counterpart to rename to.
 NAME_ONLY_WORDS: dict[str, tuple[set[str], set[str]]] = {
@@ -162,11 +169,6 @@ def propose(problem: Problem, rules: Sequence[EditRule] = RULES) -> list[Candida
         new_prompt = problem.prompt[:start] + new_text + problem.prompt[end:]
         new_code_piece = code_match.expand(rule.code_replacement)
         new_code = code[: code_match.start()] + new_code_piece + code[code_match.end() :]
-        new_reference = rule.code_prelude + (new_prompt if shared else "") + new_code
-        try:
-            ast.parse(new_reference)
-        except SyntaxError:
-            continue
         offset = len(shared)
         edit = Edit(
             family=rule.name.split(":", 1)[0],
@@ -178,6 +180,12 @@ def propose(problem: Problem, rules: Sequence[EditRule] = RULES) -> list[Candida
             new_code=new_code_piece,
             code_span=(offset + code_match.start(), offset + code_match.end()),
         )
+        # The edited piece travels between two markers through the renames below, so the variant's
+        # span of it is known exactly (the tie probe instruments it).
+        marked = code[: code_match.start()] + _OPEN + new_code_piece + _CLOSE + code[code_match.end() :]
+        for old_name, new_name in _local_renames(new_code, edit, problem).items():
+            marked = re.sub(rf"(?<![\w.'\"]){re.escape(old_name)}(?![\w'\"])", new_name, marked)
+        new_reference = rule.code_prelude + (new_prompt if shared else "") + marked
         name, problem_with_name = renamed_entry_point(problem.entry_point, edit)
         worded = new_prompt
         if name != problem.entry_point:
@@ -189,10 +197,51 @@ def propose(problem: Problem, rules: Sequence[EditRule] = RULES) -> list[Candida
             calls = re.compile(rf"(?<![\w.]){re.escape(problem.entry_point)}{ending}")
             new_prompt = calls.sub(name, new_prompt)
             new_reference = calls.sub(name, new_reference)
+        piece_start = new_reference.index(_OPEN)
+        new_reference = new_reference.replace(_OPEN, "").replace(_CLOSE, "")
+        try:
+            ast.parse(new_reference)
+        except SyntaxError:
+            continue
+        span = (piece_start, piece_start + len(new_code_piece))
         found.append(
-            Candidate(problem, rule, new_prompt, new_reference, edit, name, problem_with_name, worded)
+            Candidate(problem, rule, new_prompt, new_reference, edit, name, problem_with_name, worded, span)
         )
     return found
+
+
+_OPEN, _CLOSE = "\x01", "\x02"
+
+
+def _local_renames(code: str, edit: Edit, problem: Problem) -> dict[str, str]:
+    """Local names of the solution that state the old property get the new one: ``squared`` -> ``cubed``.
+
+    A reviewer reads the reference too, and ``squared += x ** 3`` tells them
+    the opposite of the code.  Parameters stay (the prompt's signature shows
+    them), and a rename that would collide with a name in use is skipped.
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return {}
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    parameters = _signature_names(problem)
+    renames = {}
+    for name in sorted(names - parameters - {problem.entry_point}):
+        new, contradiction = renamed_entry_point(name, edit)
+        if new != name and contradiction is None and new not in names and new not in parameters:
+            renames[name] = new
+    return renames
+
+
+def _signature_names(problem: Problem) -> set[str]:
+    """Parameter names of the entry point as the prompt shows them."""
+    tree = edits.parse(problem.reference)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == problem.entry_point:
+            arguments = node.args
+            return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    return set()
 
 
 def _draft(candidate: Candidate, number: int, d_q: float) -> Variant:
@@ -249,10 +298,13 @@ def mine(
             reason = f"D_Q {d_q:.3f} is above epsilon {epsilon}"
             records.append(decided(variant, REJECTED, "wording-distance", reason))
         else:
-            drafts.append(Draft(variant=variant, parent=parent, edit=candidate.edit))
+            draft = Draft(variant=variant, parent=parent, edit=candidate.edit)
+            draft.extra["code_span"] = candidate.code_span
+            drafts.append(draft)
     if set_total is not None:
         set_total(len(problems) + len(drafts))
     _measure_ties(drafts, engine)
+    _measure_hidden_items(drafts, engine)
     finalized = finalize_variants(drafts, engine, progress)
     chosen = finalized.variants
     if not keep_all:
@@ -290,10 +342,9 @@ def _measure_ties(drafts: Sequence[Draft], engine: Engine) -> None:
         if edit is None:
             continue
         parent, variant = draft.parent, draft.variant
-        end = len(variant.reference) - (len(parent.reference) - edit.code_span[1])
         spans = {
             "parent": (parent, edit.code_span),
-            "variant": (variant, (end - len(edit.new_code), end)),
+            "variant": (variant, draft.extra.get("code_span", (0, 0))),
         }
         ids = []
         for role, (problem, span) in spans.items():
@@ -313,6 +364,80 @@ def _measure_ties(drafts: Sequence[Draft], engine: Engine) -> None:
                 "parent": tests_with_ties(ready[parent_probe]),
                 "variant": tests_with_ties(ready[variant_probe]),
             }
+
+
+def _with_item(value: Any, target: Any, replacement: Any) -> Iterator[Any]:
+    """Copies of ``value`` with one numeric item equal to ``target`` replaced, one copy per such item."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int | float) and value == target:
+        yield replacement
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            for new in _with_item(item, target, replacement):
+                copy = list(value)
+                copy[index] = new
+                yield type(value)(copy) if isinstance(value, tuple) else copy
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            for new in _with_item(item, target, replacement):
+                yield {**value, key: new}
+
+
+def _measure_hidden_items(drafts: Sequence[Draft], engine: Engine, per_example: int = 12) -> None:
+    """For sum/product edits: per example, did the parent's output depend on an item equal to the new identity?
+
+    Each such item is replaced by another value, one at a time, and the
+    parent's reference runs on the results; stored as ``extra["hidden_items"]``
+    for the ``examples-hide-items`` check.
+    """
+    probes: list[tuple[Problem, Draft, list[tuple[int, list[Any], list[Any]]]]] = []
+    for number, draft in enumerate(drafts):
+        edit = draft.edit
+        identity = (
+            AGGREGATE_IDENTITY.get(edit.new_text.lower()) if edit and edit.family == "aggregate" else None
+        )
+        if identity is None:
+            continue
+        examples = scan_problem(draft.parent).examples
+        pairs = [
+            (index, list(example.args), changed)
+            for index, example in enumerate(examples)
+            for changed in list(_with_item(list(example.args), identity, identity + 7))[:per_example]
+        ]
+        if not pairs:
+            continue
+        inputs = {_key(args): args for _, original, changed in pairs for args in (original, changed)}
+        probe = draft.parent.model_copy(
+            update={
+                "id": f"{draft.variant.id}#hidden-{number}",
+                "tests": [TestCase(input=a) for a in inputs.values()],
+            }
+        )
+        probes.append((probe, draft, pairs))
+        draft.extra["hidden_items"] = [False] * len(examples)
+    if not probes:
+        return
+    ready = {problem.id: problem for problem in engine.prepare([probe for probe, _, _ in probes]).problems}
+    for probe, draft, pairs in probes:
+        done = ready.get(probe.id)
+        if done is None:
+            draft.extra.pop("hidden_items", None)
+            continue
+        outputs = {_key(test.input): test.expected for test in done.tests if test.has_expected}
+        hidden = draft.extra["hidden_items"]
+        for index, original, changed in pairs:
+            before, after = outputs.get(_key(original), _MISSING), outputs.get(_key(changed), _MISSING)
+            if before is not _MISSING and after is not _MISSING:
+                if not values_match(before, after, draft.parent.atol):
+                    hidden[index] = True
+
+
+_MISSING = object()
+
+
+def _key(value: Any) -> str:
+    return repr(value)
 
 
 class MineOptions(TransformOptions):

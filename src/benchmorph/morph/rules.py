@@ -30,7 +30,7 @@ def _word(word: str) -> re.Pattern[str]:
 
 def _rule(name: str, text: tuple[str, str], code: tuple[str, str], prelude: str = "") -> EditRule:
     pattern = _word(text[0])
-    if text[0] in ("less than", "greater than"):  # not the start of "less than or equal to"
+    if text[0].endswith(" than"):  # not the start of "less than or equal to"
         pattern = re.compile(pattern.pattern + r"(?! or equal)", re.IGNORECASE)
     return EditRule(name, pattern, text[1], re.compile(code[0]), code[1], prelude)
 
@@ -196,6 +196,45 @@ RULES: list[EditRule] = [
             ((smaller, larger), ("<=", ">=")),
         )
     ],
+    *_pair("extreme", ("lowest", "highest"), ("min(", "max(")),
+    # Powers: only the forms that read as an operation ("squares of", "cubed"), never the shape
+    # ("the volume of a cube"), and only a literal exponent.
+    *[
+        _rule(f"power:{a}>{b}", (a, b), (rf"\*\*(\s*){old}(?![\w.])", rf"**\g<1>{new}"))
+        for (a, old), (b, new) in (
+            (("squares", 2), ("cubes", 3)),
+            (("squared", 2), ("cubed", 3)),
+            (("square of", 2), ("cube of", 3)),
+        )
+        for (a, old), (b, new) in (((a, old), (b, new)), ((b, new), (a, old)))
+    ],
+    # "greater than" and the one order comparison of two non-constant operands (``x > y``, never
+    # ``n > 0``: a comparison with a constant is a threshold, not the relation the text names).
+    *[
+        _rule(
+            f"compare:{a}>{b}",
+            (f"{a} than", f"{b} than"),
+            (rf"(?<=[\w)\]])(\s*)(?<![<>=!-]){op}(?![<>=])(\s*)(?=[A-Za-z_(\[])", rf"\g<1>{new}\g<2>"),
+        )
+        for a, b in (
+            ("greater", "smaller"),
+            ("larger", "smaller"),
+            ("bigger", "smaller"),
+            ("more", "fewer"),
+            ("smaller", "larger"),
+            ("less", "greater"),
+            ("fewer", "more"),
+        )
+        for op, new in ((">", "<"), ("<", ">"))
+    ],
+    *_flip(
+        "charclass",
+        ("digits", "letters"),
+        [(r"\.isdigit\(\)", ".isalpha()"), (r"\.isalpha\(\)", ".isdigit()")],
+    ),
+    *_flip(
+        "charclass", ("digit", "letter"), [(r"\.isdigit\(\)", ".isalpha()"), (r"\.isalpha\(\)", ".isdigit()")]
+    ),
     *_flip(
         "sign",
         ("positive", "negative"),

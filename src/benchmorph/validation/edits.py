@@ -36,6 +36,12 @@ FAMILY_SIDES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "sign": (("positive",), ("negative",)),
     "aggregate": (("sum",), ("product",)),
     "count": (("vowels", "vowel"), ("consonants", "consonant")),
+    "power": (("squares", "squared", "square of", "square"), ("cubes", "cubed", "cube of", "cube")),
+    "compare": (
+        ("greater than", "larger than", "bigger than", "more than"),
+        ("smaller than", "less than", "fewer than"),
+    ),
+    "charclass": (("digits", "digit", "numeric"), ("letters", "letter", "alphabetic", "alphabets")),
 }
 
 # Uses of a family word that are not the property: "at least", "even if", "in the end".
@@ -235,6 +241,20 @@ def constructs(tree: ast.Module, family: str, old_text: str = "") -> list[ast.AS
             if isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
                 if any(_vowel_set(side) for side in node.comparators):
                     found.append(node)
+        elif family == "power":
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) or name == "pow":
+                found.append(node)
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                if ast.dump(node.left) == ast.dump(node.right):  # x * x: a square by hand
+                    found.append(node)
+        elif family == "compare":
+            if isinstance(node, ast.Compare) and any(
+                isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE) for op in node.ops
+            ):
+                found.append(node)
+        elif family == "charclass":
+            if name in ("isdigit", "isnumeric", "isdecimal", "isalpha", "isalnum"):
+                found.append(node)
     return found
 
 

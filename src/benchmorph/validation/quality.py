@@ -36,7 +36,8 @@ class Edit:
     structure, contrast and tie checks read them.  LLM transforms have none.
     """
 
-    family: str  # rule family: extreme, order, parity, position, affix, case, sign, strict, aggregate, count
+    family: str  # rule family: extreme, order, parity, position, affix, case, sign, strict, aggregate, count,
+    # power, compare, charclass
     rule: str
     old_text: str
     new_text: str
@@ -317,6 +318,9 @@ _CONSTRUCT_NAMES = {
     "case": "case conversions or tests",
     "sign": "comparisons with 0",
     "aggregate": "sum/product calls",
+    "power": "powers",
+    "compare": "order comparisons",
+    "charclass": "character-class tests",
 }
 
 
@@ -808,5 +812,34 @@ def examples_show_change(item: CheckInput) -> Finding | None:
     return Finding(
         "examples-show-change",
         f"the tests' outputs change but none of the {len(before)} examples' outputs does",
+        "review",
+    )
+
+
+# The identity of each aggregate: an item equal to it leaves the result as it was.
+AGGREGATE_IDENTITY = {"sum": 0, "product": 1}
+
+
+@quality_check("examples-hide-items")
+def examples_hide_items(item: CheckInput) -> Finding | None:
+    """Every example's output hinged on an item the new aggregate ignores: it cannot show which items count.
+
+    "The sum of non-repeated elements of [1,2,3,1,1,4,5,6] is 21" told a
+    reader that "non-repeated" means distinct (those occurring once give 20).
+    As a product the 1s vanish: 720 either way, and the wording is ambiguous
+    again.  The miner measures, per example, whether the parent's output
+    depended on an item equal to the new identity (``extra["hidden_items"]``);
+    when every example did, the variant is held for review: it may be right,
+    its examples no longer show it.
+    """
+    edit = item.edit
+    hidden = item.extra.get("hidden_items")
+    if edit is None or not hidden or not all(hidden):
+        return None
+    identity = AGGREGATE_IDENTITY.get(edit.new_text.lower())
+    return Finding(
+        "examples-hide-items",
+        f"every example's output depended on an item equal to {identity}, which a {edit.new_text.lower()} "
+        "ignores: the examples no longer show which items count",
         "review",
     )
