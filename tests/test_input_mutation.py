@@ -25,8 +25,17 @@ from benchmorph.validation.input_mutation import (
     mutate_args,
     mutate_value,
     mutation_stream,
+    render_stdin,
+    stdin_mutation_stream,
 )
-from benchmorph.validation.types import Signature, admits, infer_signature, infer_type, parse_type
+from benchmorph.validation.types import (
+    Signature,
+    admits,
+    infer_signature,
+    infer_type,
+    parse_type,
+    stdin_line_values,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MBPP = ROOT.parent / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
@@ -250,3 +259,28 @@ def test_variadic_tuples_and_nested_values_use_the_sequence_rules() -> None:
         seen.update(applied)
     assert {"seq.append", "seq.item", "seq.empty"} <= seen
     assert {"int.plus1", "int.negate"} <= seen  # items of the inner lists changed recursively
+
+
+def test_stdin_inputs_mutate_line_by_line() -> None:
+    problems = load_benchmark(str(ROOT / "tests" / "fixtures" / "stdin_problems.jsonl")).by_id()
+    gcd = problems["stdin/gcd_pairs"]
+    sig = infer_signature(gcd)
+    seeds = [test.input for test in gcd.tests]
+    produced = list(itertools.islice(stdin_mutation_stream(seeds, sig, 0), 300))
+    assert produced == list(itertools.islice(stdin_mutation_stream(seeds, sig, 0), 300))
+    assert len(set(produced)) == 300 and not set(produced) & set(seeds)
+    for text in produced:
+        values = stdin_line_values(text)
+        assert text.endswith("\n") and sig.line_counts[0] - 1 <= len(values) <= sig.line_counts[1] + 1
+        assert all(admits(t, v, numeric_widening=True) for t, v in zip(sig.lines, values, strict=False))
+    assert any(
+        len(stdin_line_values(text)) != len(stdin_line_values(seed))
+        for text in produced
+        for seed in seeds[:1]
+    )
+    assert render_stdin([3, [1, 2.5, "x"], []]) == "3\n1 2.5 x\n\n"
+    fizz = problems["stdin/fizzbuzz"]
+    numbers = list(
+        itertools.islice(stdin_mutation_stream([t.input for t in fizz.tests], infer_signature(fizz), 1), 50)
+    )
+    assert all(len(text.splitlines()) == 1 and int(text) == int(text.strip()) for text in numbers)

@@ -62,6 +62,7 @@ from benchmorph.validation.types import (
     VarTupleT,
     admits,
     branch_of,
+    stdin_line_values,
 )
 
 __all__ = [
@@ -75,6 +76,8 @@ __all__ = [
     "mutate_args",
     "mutate_value",
     "mutation_stream",
+    "render_stdin",
+    "stdin_mutation_stream",
 ]
 
 MIN_CAP = 8  # a string or container may always grow to this many items
@@ -918,3 +921,74 @@ def mutation_stream(
         seen.add(key)
         produced.append(child)
         yield copy.deepcopy(child)
+
+
+# --------------------------------------------------------------------------- stdin inputs
+
+
+def render_stdin(lines: Sequence[Any]) -> str:
+    """Line values back to an input text: a list's tokens joined by spaces, floats by ``repr``."""
+
+    def token(value: Any) -> str:
+        return repr(value) if type(value) is float else str(value)
+
+    rendered = [
+        " ".join(token(item) for item in line) if type(line) is list else token(line) for line in lines
+    ]
+    return "".join(line + "\n" for line in rendered)
+
+
+def _stdin_fits(text: str, sig: Signature) -> bool:
+    values = stdin_line_values(text)
+    return all(admits(t, value, numeric_widening=True) for t, value in zip(sig.lines, values, strict=False))
+
+
+def stdin_mutation_stream(
+    seed_texts: Sequence[str],
+    sig: Signature,
+    seed: int,
+    *,
+    max_misses: int = 2000,
+) -> Iterator[str]:
+    """:func:`mutation_stream` for ``stdin`` problems: new input texts, deterministic, de-duplicated.
+
+    Each text is read as one value per line (:func:`~benchmorph.validation.types.line_value`),
+    the values are mutated under the line types of ``sig`` (``sig.lines``)
+    with the same rules as arguments, and the text is written back
+    (:func:`render_stdin`).  Where the seeds' line counts differ, a candidate
+    may also gain a copy of its last line or lose it.  A candidate whose lines
+    no longer read as their types (a string token emptied away) is skipped.
+    Line structure the types cannot see (a count followed by that many
+    lines) is not kept: the reference and the problem's contract decide.
+    """
+    rng = random.Random(seed)
+    seeds = [stdin_line_values(text) for text in seed_texts]
+    if not seeds:
+        return
+    lines_sig = Signature(
+        kind="function",
+        entry_point=sig.entry_point,
+        params=[(f"line{index}", t) for index, t in enumerate(sig.lines)],
+        required=0,
+    )
+    pools = [[values[i] for values in seeds if len(values) > i] for i in range(len(sig.lines))]
+    mutator = Mutator(lines_sig, pools)
+    varying = sig.line_counts[0] != sig.line_counts[1]
+    seen = {input_key(render_stdin(values)) for values in seeds} | {input_key(text) for text in seed_texts}
+    produced: list[list[Any]] = []
+    misses = 0
+    while misses < max_misses:
+        parent = rng.choice(seeds) if not produced or rng.random() < 0.5 else rng.choice(produced[-1000:])
+        if varying and parent and rng.random() < 0.15:
+            child = copy.deepcopy(parent[:-1] if rng.random() < 0.5 else [*parent, parent[-1]])
+        else:
+            child = mutator.mutate_args(parent, rng)
+        text = render_stdin(child)
+        key = input_key(text)
+        if key in seen or not _stdin_fits(text, sig):
+            misses += 1
+            continue
+        misses = 0
+        seen.add(key)
+        produced.append(child)
+        yield text
