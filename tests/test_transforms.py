@@ -64,3 +64,16 @@ def test_a_transform_from_a_test_module_runs_through_morph_run(tmp_path: Path) -
     assert bad.returncode == 2 and "--factor" in bad.stderr and "Traceback" not in bad.stderr
     unknown = run_cli("morph", "run", "no-such", str(problems), cache=tmp_path / "cache", env=env)
     assert unknown.returncode == 2 and "unknown transform 'no-such'" in unknown.stderr
+
+
+def test_a_plugin_entry_point_that_cannot_load_is_named_in_one_line(tmp_path: Path) -> None:
+    # An installed distribution whose `benchmorph.transforms` entry point names a module that is gone.
+    site = tmp_path / "site"
+    info = site / "broken_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[benchmorph.transforms]\nbroken = no_such_plugin_module\n")
+    listed = run_cli("morph", "list", cache=tmp_path / "cache", env={"PYTHONPATH": str(site)})
+    assert listed.returncode == 2 and "Traceback" not in listed.stderr
+    assert "'broken'" in listed.stderr and "broken-plugin" in listed.stderr
+    assert "no_such_plugin_module" in listed.stderr and len(listed.stderr.strip().splitlines()) == 1

@@ -158,7 +158,13 @@ def discover() -> None:
     for module in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"benchmorph.morph.{module.name}")
     for entry in entry_points(group="benchmorph.transforms"):
-        entry.load()
+        try:
+            entry.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, never a traceback
+            dist = getattr(entry.dist, "name", "?")
+            raise InputError(
+                f"transform plugin {entry.name!r} ({entry.value}, from {dist}) cannot be loaded: {exc}"
+            ) from None
     for name in filter(
         None, (part.strip() for part in os.environ.get("BENCHMORPH_TRANSFORMS", "").split(","))
     ):
