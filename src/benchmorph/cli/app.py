@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 # Imported to register their commands on `app`.
-from benchmorph.cli import analysis, generation, morph, reporting, review  # noqa: F401
+from benchmorph.cli import analysis, generation, instruct_cmd, morph, reporting, review  # noqa: F401
 from benchmorph.cli.shared import (
     DataOption,
     FactorOption,

@@ -1,0 +1,198 @@
+"""`benchmorph instruct ...`: CTF-Instruct, sensitivity training data from code instruction data."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from benchmorph.cli.shared import (
+    MemoryOption,
+    SandboxOption,
+    WorkersOption,
+    app,
+    console,
+    make_engine,
+    out_console,
+    progress,
+)
+from benchmorph.data.errors import InputError
+from benchmorph.data.registry import load_benchmark
+from benchmorph.instruct.decontaminate import DEFAULT_COSINE, DEFAULT_N, decontaminate
+from benchmorph.instruct.pairs import PairsReport, make_pairs
+from benchmorph.instruct.read import read_instructions
+from benchmorph.instruct.records import read_pairs, write_pairs
+from benchmorph.models import GenerationParams, LLMCache, RetryPolicy
+
+instruct_app = typer.Typer(
+    help="CTF-Instruct: counterfactual training pairs from code instruction data.", no_args_is_help=True
+)
+app.add_typer(instruct_app, name="instruct")
+
+DataArgument = Annotated[
+    str, typer.Argument(help="Instruction data: .jsonl, .json, .parquet, a datasets directory or owner/name.")
+]
+CachePath = Annotated[Path | None, typer.Option("--cache-path", help="LLM cache (default: the shared one).")]
+Embedder = Annotated[str, typer.Option("--embedder", help="Embedder spec for D_S and similarity.")]
+
+
+def note(text: str) -> None:
+    console.print(f"[yellow]note:[/] {text}", highlight=False, soft_wrap=True)
+
+
+@instruct_app.command("read")
+def read_command(
+    data: DataArgument,
+    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+) -> None:
+    """Read instruction data and show what was found: formats, code, tests."""
+    samples = read_instructions(data, limit)
+    formats = Counter(sample.format for sample in samples)
+    table = Table(title=f"{data}: {len(samples)} samples")
+    for column in ("format", "samples", "with code", "with tests"):
+        table.add_column(column, justify="left" if column == "format" else "right")
+    for fmt, count in sorted(formats.items()):
+        chosen = [sample for sample in samples if sample.format == fmt]
+        table.add_row(
+            fmt,
+            str(count),
+            str(sum(1 for sample in chosen if sample.code.strip())),
+            str(sum(1 for sample in chosen if sample.tests)),
+        )
+    out_console.print(table)
+
+
+def print_pairs_report(report: PairsReport, out: Path) -> None:
+    table = Table(title="pairs: every answer, by the check that decided it")
+    table.add_column("check")
+    table.add_column("pairs", justify="right")
+    for check, count in report.checks():
+        table.add_row(check, str(count))
+    out_console.print(table)
+    out_console.print(
+        f"parse rate {report.parse_rate:.1%} ({report.parsed}/{len(report.pairs)}), "
+        f"acceptance rate {report.acceptance_rate:.1%} ({len(report.accepted)}/{len(report.pairs)}); "
+        f"{report.asked} requests, {report.cached} answers from the cache"
+    )
+    for text in report.notes:
+        note(text)
+    out_console.print(f"pairs: {out}\ncandidates: {candidates_path(out)}")
+
+
+def candidates_path(out: Path) -> Path:
+    return out.with_name(out.name.removesuffix(".jsonl") + ".candidates.jsonl")
+
+
+@instruct_app.command("pairs")
+def pairs_command(
+    data: DataArgument,
+    generator: Annotated[str, typer.Option("--generator", "-g", help="Generator model spec.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Accepted pairs JSONL.")] = Path(
+        "benchmorph-out/pairs.jsonl"
+    ),
+    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
+    embedder: Embedder = "local",
+    max_dq: Annotated[
+        float | None, typer.Option("--max-dq", help="Reject pairs whose D_Q is above this.", min=0.0)
+    ] = None,
+    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.7,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.001)] = 300.0,
+    retries: Annotated[int, typer.Option("--retries", min=0)] = 5,
+    cache_path: CachePath = None,
+    workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
+    memory_mb: MemoryOption = None,
+) -> None:
+    """A counterfactual instruction and solution per sample: minimal wording change, large code change."""
+    samples = read_instructions(data, limit)
+    params = GenerationParams(temperature=temperature, max_tokens=max_tokens, seed=seed)
+    with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine, LLMCache(cache_path) as cache:
+        report = make_pairs(
+            samples,
+            generator,
+            cache,
+            engine,
+            embedder=embedder,
+            params=params,
+            max_dq=max_dq,
+            progress=progress,
+            concurrency=concurrency,
+            policy=RetryPolicy(retries=retries, timeout=timeout),
+        )
+    write_pairs(out, report.accepted)
+    write_pairs(candidates_path(out), report.pairs)
+    print_pairs_report(report, out)
+
+
+def parse_data_options(values: list[str]) -> dict[str, Path]:
+    """``--data NAME=PATH`` (repeatable): local copies of benchmarks named in ``--against``."""
+    found: dict[str, Path] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise InputError(f"--data '{value}': expected NAME=PATH (e.g. mbpp+=MbppPlus.jsonl)")
+        found[name.strip().lower()] = Path(path.strip())
+    return found
+
+
+@instruct_app.command("decontaminate")
+def decontaminate_command(
+    pairs_file: Annotated[Path, typer.Argument(help="Pairs JSONL (from `instruct pairs`).")],
+    against: Annotated[
+        str, typer.Option("--against", help="Benchmarks (names or variant files), comma-separated.")
+    ] = "humaneval,mbpp+",
+    data: Annotated[
+        list[str] | None, typer.Option("--data", help="NAME=PATH: a local copy of a named benchmark.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Kept pairs (default: PAIRS.clean.jsonl).")
+    ] = None,
+    ngram: Annotated[int, typer.Option("--ngram", help="n of the shared n-gram test.", min=3)] = DEFAULT_N,
+    embedder: Annotated[
+        str, typer.Option("--embedder", help="Embedder spec for the cosine test, or none.")
+    ] = "none",
+    cosine: Annotated[
+        float, typer.Option("--cosine", help="Cosine above which a pair is dropped.")
+    ] = DEFAULT_COSINE,
+    cache_path: CachePath = None,
+) -> None:
+    """Drop pairs that share an n-gram (or, with --embedder, a near embedding) with a benchmark problem."""
+    pairs = read_pairs(pairs_file)
+    paths = parse_data_options(data or [])
+    names = [name.strip() for name in against.split(",") if name.strip()]
+    if not names:
+        raise InputError("--against names no benchmark")
+    benchmarks = []
+    for name in names:
+        bench = load_benchmark(name, paths.get(name.lower()))
+        benchmarks.append((name, bench.problems))
+    with LLMCache(cache_path) as cache:
+        report = decontaminate(
+            pairs,
+            benchmarks,
+            n=ngram,
+            embedder=None if embedder.lower() == "none" else embedder,
+            cosine=cosine,
+            cache=cache,
+        )
+    out = out or pairs_file.with_name(pairs_file.name.removesuffix(".jsonl") + ".clean.jsonl")
+    dropped_path = out.with_name(out.name.removesuffix(".jsonl") + ".dropped.jsonl")
+    write_pairs(out, report.kept)
+    write_pairs(dropped_path, report.dropped)
+    compared = ", ".join(f"{name} ({count})" for name, count in report.benchmarks.items())
+    out_console.print(f"compared {len(pairs)} pairs with {compared}")
+    table = Table(title="decontamination")
+    table.add_column("test and benchmark")
+    table.add_column("dropped", justify="right")
+    for key, count in sorted(report.counts().items()):
+        table.add_row(key, str(count))
+    out_console.print(table)
+    for pair in report.dropped:
+        out_console.print(f"dropped {pair.id}: {pair.extra['decontamination']['reason']}", highlight=False)
+    out_console.print(f"kept {len(report.kept)} of {len(pairs)} pairs: {out}\ndropped: {dropped_path}")

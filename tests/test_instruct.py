@@ -1,0 +1,192 @@
+"""CTF-Instruct through the CLI: reading instruction data, pairs from a scripted loopback generator
+(every branch: a good pair, an unparseable answer, code that does not parse, a benchmark duplicate),
+decontamination against HumanEval and MBPP+, difficulty scoring, export and mixes.
+
+The generator is scripted (this tests plumbing and branches); the new solutions are still run in the
+real sandbox, and the benchmarks are the real HumanEval and MBPP+.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmorph.data.registry import load_benchmark
+from benchmorph.instruct.read import read_instructions
+from benchmorph.instruct.records import read_pairs
+from cli_runner import run_cli
+from loopback_openai import ScriptedServer, request_text
+
+DATA = Path(__file__).parent / "data" / "instruct"
+ALPACA = DATA / "alpaca30.jsonl"
+MBPP_PLUS = Path("/work/shared/data/evalplus/MbppPlus.dev-2023-11-16.jsonl")
+HUMANEVAL_0 = load_benchmark("humaneval").by_id()["HumanEval/0"]
+
+
+def pair_json(instruction: str, solution: str) -> str:
+    return "Sure! Here is the counterfactual task.\n" + json.dumps(
+        {"instruction": instruction, "solution": solution}
+    )
+
+
+# What the scripted generator answers, keyed by a name in the original solution it is shown.
+SCRIPT = {
+    "def sum_even(": pair_json(  # good: one word changed, different logic
+        "Write a Python function `sum_even(nums)` that returns the product of the even numbers in a list.",
+        "```python\ndef sum_even(nums):\n    result = 1\n    for n in nums:\n        if n % 2 == 0:\n"
+        "            result *= n\n    return result\n```",
+    ),
+    "def fibonacci(": (  # good, in headed sections rather than JSON
+        "### New instruction\nWrite a function `fibonacci(n)` that returns the n-th Lucas number using "
+        "dynamic programming.\n\n### Solution\n```python\ndef fibonacci(n):\n    a, b = 2, 1\n"
+        "    for _ in range(n):\n        a, b = b, a + b\n    return a\n```\n"
+    ),
+    "def count_vowels(": "Sorry, I cannot help with that request.",  # unparseable
+    "def max_of_list(": pair_json(  # code that does not parse
+        "Write a function `max_of_list(xs)` that returns the smallest element of a non-empty list.",
+        "def max_of_list(xs):\n    return min(xs[0],\n",
+    ),
+    "def word_lengths(": pair_json(HUMANEVAL_0.prompt, HUMANEVAL_0.reference),  # a benchmark duplicate
+    "def is_palindrome(": pair_json(  # same outputs on every test: not a counterfactual
+        "Write a function `is_palindrome(s)` that checks whether a string reads the same backwards and forwards.",
+        "def is_palindrome(s):\n    return s[::-1] == s\n",
+    ),
+    "def factorial(": pair_json(  # crashes on every test input
+        "Write a function `factorial(n)` that computes n! iteratively.",
+        "def factorial(n):\n    raise RecursionError('not today')\n",
+    ),
+    "def count_uppercase(": pair_json(  # renamed function: tests still run through an alias
+        "Write a function `count_lowercase(s)` that counts the lowercase letters of a string.",
+        "def count_lowercase(s):\n    return sum(1 for c in s if c.islower())\n",
+    ),
+}
+
+
+def generator(body: dict[str, Any]) -> str:
+    text = request_text(body)
+    for marker, answer in SCRIPT.items():
+        if marker in text:
+            return answer
+    return "I do not know."
+
+
+@pytest.fixture(scope="module")
+def scripted_pairs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, ScriptedServer]:
+    root = tmp_path_factory.mktemp("instruct")
+    with ScriptedServer(lambda text: "", answer_with_body=generator) as server:
+        args = ["instruct", "pairs", str(ALPACA), "--generator", f"openai:gen@{server.base_url}"]
+        args += ["--embedder", f"openai:emb@{server.base_url}", "--out", str(root / "pairs.jsonl")]
+        args += ["--concurrency", "4", "--cache-path", str(root / "llm.sqlite")]
+        result = run_cli(*args, cache=root / "cache")
+        assert result.returncode == 0, result.stderr
+        requests = len(server.requests)
+        again = run_cli(*args, cache=root / "cache")  # resumes from the cache: no new request
+        assert again.returncode == 0, again.stderr
+        assert len(server.requests) == requests and "0 requests, 30 answers from the cache" in again.stdout
+    return root, result, server
+
+
+def test_pairs_cover_every_branch(scripted_pairs: tuple[Path, Any, ScriptedServer]) -> None:
+    root, result, _ = scripted_pairs
+    candidates = {pair.source_id: pair for pair in read_pairs(root / "pairs.candidates.jsonl")}
+    assert len(candidates) == 30
+    outcome = {
+        sid: pair.check or pair.status for sid, pair in candidates.items() if pair.check != "unparseable"
+    }
+    assert outcome == {
+        "code-00": "accepted",
+        "code-06": "accepted",
+        "code-02": "code-does-not-parse",
+        "code-08": "accepted",  # the HumanEval copy: only decontamination can catch it
+        "code-04": "same-outputs",
+        "code-05": "does-not-run",
+        "code-28": "accepted",
+    }
+    assert candidates["code-01"].check == "unparseable" and candidates["code-01"].raw.startswith("Sorry")
+    good = candidates["code-00"]
+    assert 0 < good.d_q < 0.2 and good.d_s is not None and good.d_s >= 0
+    assert good.tests == {"status": "runs", "entry_point": "sum_even", "inputs": 3, "ran": 3, "changed": 3}
+    assert "result *= n" in good.cf_code and good.generator.startswith("openai:gen@")
+    assert "Lucas number" in candidates["code-06"].cf_instruction
+    assert "line 2: '(' was never closed" in candidates["code-02"].reason
+    assert candidates["code-05"].tests["status"] == "does-not-run"
+    assert candidates["code-28"].tests["entry_point"] == "count_lowercase"
+    assert candidates["code-08"].tests is None  # no tests shipped: nothing to run
+    accepted = read_pairs(root / "pairs.jsonl")
+    assert {pair.source_id for pair in accepted} == {"code-00", "code-06", "code-08", "code-28"}
+    assert "parse rate 23.3% (7/30), acceptance rate 13.3% (4/30)" in result.stdout
+    assert "is weak for this task" in result.stderr
+
+
+def test_decontamination_drops_the_benchmark_duplicate(
+    scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
+) -> None:
+    root, _, _ = scripted_pairs
+    args = ["instruct", "decontaminate", str(root / "pairs.jsonl"), "--against", "humaneval,mbpp+"]
+    args += ["--data", f"mbpp+={MBPP_PLUS}", "--out", str(tmp_path / "clean.jsonl")]
+    result = run_cli(*args, cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    kept = read_pairs(tmp_path / "clean.jsonl")
+    dropped = read_pairs(tmp_path / "clean.dropped.jsonl")
+    assert {pair.source_id for pair in kept} == {"code-00", "code-06", "code-28"}
+    assert [pair.source_id for pair in dropped] == ["code-08"]
+    why = dropped[0].extra["decontamination"]
+    assert why["test"] == "ngram" and why["benchmark"] == "humaneval" and why["problem"] == "HumanEval/0"
+    assert "ngram humaneval" in result.stdout and "kept 3 of 4 pairs" in result.stdout
+    assert "humaneval (164), mbpp+ (399)" in result.stdout
+
+
+def test_reader_formats_agree(tmp_path: Path) -> None:
+    """The same sample in every supported format reads to the same instruction and code."""
+    code = "def add(a, b):\n    return a + b\n"
+    answer = f"Use this:\n```python\n{code}```\nThen call add(1, 2)."
+    rows = [
+        {"instruction": "Add two numbers.", "input": "", "output": answer},
+        {"instruction": "Add two numbers.", "output": answer},
+        {"problem": "Add two numbers.", "solution": answer},
+        {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Add two numbers."},
+                      {"role": "assistant", "content": answer}]},
+        {"conversations": [{"from": "human", "value": "Add two numbers."}, {"from": "gpt", "value": answer}]},
+    ]  # fmt: skip
+    (tmp_path / "mixed.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (tmp_path / "mixed.json").write_text(json.dumps(rows))
+    for path in (tmp_path / "mixed.jsonl", tmp_path / "mixed.json"):
+        samples = read_instructions(path)
+        assert [sample.format for sample in samples] == ["alpaca", "evol", "oss", "messages", "messages"]
+        assert {(sample.instruction, sample.code) for sample in samples} == {("Add two numbers.", code)}
+    pyarrow = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    schema = pa.schema(
+        [(name, pa.string()) for name in ("instruction", "input", "output", "problem", "solution")]
+    )
+    pyarrow.write_table(pa.Table.from_pylist(rows[:3], schema=schema), tmp_path / "mixed.parquet")
+    assert [s.format for s in read_instructions(tmp_path / "mixed.parquet")] == ["alpaca", "evol", "oss"]
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        ('{"instruction": "x", "input": ""}\n', "bad.jsonl:1: field 'output': missing field"),
+        ('{"id": "a", "instruction": "x", "output": "y"}\n\n{"instruction": "x", "output": 3}\n',
+         "bad.jsonl:3: field 'output': expected a string, got int"),
+        ('{"messages": [{"role": "user", "content": "hi"}]}\n',
+         "bad.jsonl:1: field 'messages': no assistant turn after the first user turn"),
+        ('{"messages": [{"role": "user", "content": 5}]}\n',
+         "bad.jsonl:1: field 'messages[0].content': missing text"),
+        ('{"prompt": "x", "completion": "y"}\n', "bad.jsonl:1: unrecognised instruction record"),
+        ('{"instruction": "x", "output": "y", "tests": [1]}\n', "bad.jsonl:1: field 'tests': expected a string"),
+        ('{"id": "a", "instruction": "x", "output": "y"}\n{"id": "a", "instruction": "z", "output": "y"}\n',
+         "bad.jsonl:2: field 'id': duplicate id 'a'"),
+        ('{"instruction": "x", "output": "y"\n', "bad.jsonl:1: malformed JSON"),
+    ],
+)  # fmt: skip
+def test_malformed_records_name_file_line_and_field(tmp_path: Path, content: str, where: str) -> None:
+    (tmp_path / "bad.jsonl").write_text(content)
+    result = run_cli("instruct", "read", str(tmp_path / "bad.jsonl"), cache=tmp_path / "cache", timeout=120)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and where in lines[0] and "Traceback" not in result.stderr, result.stderr
