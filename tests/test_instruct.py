@@ -12,11 +12,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from benchmorph.data.registry import load_benchmark
+from benchmorph.instruct.difficulty import heuristic_difficulty, table2
 from benchmorph.instruct.read import read_instructions
-from benchmorph.instruct.records import read_pairs
+from benchmorph.instruct.records import Pair, read_pairs
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 
@@ -190,3 +192,56 @@ def test_malformed_records_name_file_line_and_field(tmp_path: Path, content: str
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and where in lines[0] and "Traceback" not in result.stderr, result.stderr
+
+
+def test_score_heuristic_and_table2(scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path) -> None:
+    root, _, _ = scripted_pairs
+    out = tmp_path / "scored.jsonl"
+    result = run_cli(
+        "instruct", "score", str(root / "pairs.jsonl"), "--out", str(out), cache=tmp_path / "cache"
+    )
+    assert result.returncode == 0, result.stderr
+    scored = {pair.source_id: pair for pair in read_pairs(out)}
+    for pair in scored.values():
+        assert pair.difficulty is not None and pair.difficulty["scorer"] == "heuristic"
+        assert 1 <= pair.difficulty["original"] <= 5 and 1 <= pair.difficulty["counterfactual"] <= 5
+    # product-of-evens has a loop and an if where the original had a comprehension: a little harder
+    good = scored["code-00"].difficulty
+    assert good["counterfactual"] > good["original"]
+    assert "Table 2" in result.stdout and "95%" in result.stdout
+
+
+def test_table2_percentiles_and_heuristic_order() -> None:
+    pairs = [
+        Pair(id=str(i), source_id=str(i), instruction="", output="", code="", d_s=1 - sim,
+             difficulty={"original": 2.0, "counterfactual": 2.0 + diff, "scorer": "heuristic"})
+        for i, (sim, diff) in enumerate(zip(np.linspace(0, 1, 101), np.linspace(0, 1, 101), strict=True))
+    ]  # fmt: skip
+    table = table2(pairs)
+    # 25% of pairs have similarity >= 0.75; 25% have a difference <= 0.25
+    assert table["similarity"] == {25: 0.75, 50: 0.5, 75: 0.25, 95: 0.05}
+    assert table["difficulty_difference"] == {25: 0.25, 50: 0.5, 75: 0.75, 95: 0.95}
+    easy = heuristic_difficulty("Add two numbers.", "def add(a, b):\n    return a + b\n")
+    bfs = next(s for s in read_instructions(ALPACA) if s.id == "code-26")
+    assert 1 <= easy < heuristic_difficulty(bfs.prompt, bfs.code) <= 5
+
+
+def test_score_with_an_llm_judge(scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path) -> None:
+    root, _, _ = scripted_pairs
+
+    def judge(text: str) -> str:
+        assert "Rate the difficulty" in text
+        if "Lucas" in text:
+            return "It is hard to say."  # unreadable: that side stays unscored
+        return '```json\n{"difficulty": 3}\n```' if "product" in text else '{"difficulty": 2}'
+
+    with ScriptedServer(judge) as server:
+        args = ["instruct", "score", str(root / "pairs.jsonl"), "--scorer", f"openai:judge@{server.base_url}"]
+        args += ["--out", str(tmp_path / "judged.jsonl"), "--cache-path", str(tmp_path / "llm.sqlite")]
+        result = run_cli(*args, cache=tmp_path / "cache")
+        assert result.returncode == 0, result.stderr
+        assert len(server.requests) == 8
+    judged = {pair.source_id: pair.difficulty for pair in read_pairs(tmp_path / "judged.jsonl")}
+    assert judged["code-00"]["original"] == 2.0 and judged["code-00"]["counterfactual"] == 3.0
+    assert judged["code-06"]["counterfactual"] is None
+    assert "1 of 8 sides got no readable score" in result.stderr

@@ -22,6 +22,7 @@ from benchmorph.cli.shared import (
 from benchmorph.data.errors import InputError
 from benchmorph.data.registry import load_benchmark
 from benchmorph.instruct.decontaminate import DEFAULT_COSINE, DEFAULT_N, decontaminate
+from benchmorph.instruct.difficulty import HEURISTIC, PERCENTILES, score_pairs
 from benchmorph.instruct.pairs import PairsReport, make_pairs
 from benchmorph.instruct.read import read_instructions
 from benchmorph.instruct.records import read_pairs, write_pairs
@@ -196,3 +197,39 @@ def decontaminate_command(
     for pair in report.dropped:
         out_console.print(f"dropped {pair.id}: {pair.extra['decontamination']['reason']}", highlight=False)
     out_console.print(f"kept {len(report.kept)} of {len(pairs)} pairs: {out}\ndropped: {dropped_path}")
+
+
+def print_table2(table: dict[str, dict[int, float | None]]) -> None:
+    shown = Table(
+        title="Table 2: similarity of the solutions (share >= value), difficulty difference (share <= value)"
+    )
+    for column in ("percentile", "similarity", "difficulty difference"):
+        shown.add_column(column, justify="right")
+    for percentile in PERCENTILES:
+        cells = [table[key][percentile] for key in ("similarity", "difficulty_difference")]
+        shown.add_row(f"{percentile}%", *("-" if cell is None else f"{cell:.2f}" for cell in cells))
+    out_console.print(shown)
+
+
+@instruct_app.command("score")
+def score_command(
+    pairs_file: Annotated[Path, typer.Argument(help="Pairs JSONL.")],
+    scorer: Annotated[
+        str, typer.Option("--scorer", help="heuristic (offline) or a model spec (an LLM judge).")
+    ] = HEURISTIC,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Scored pairs (default: PAIRS.scored.jsonl).")
+    ] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
+    cache_path: CachePath = None,
+) -> None:
+    """Difficulty 1-5 of both sides of each pair, and the paper's Table 2."""
+    pairs = read_pairs(pairs_file)
+    with LLMCache(cache_path) as cache:
+        report = score_pairs(pairs, scorer, cache, progress=progress, concurrency=concurrency)
+    out = out or pairs_file.with_name(pairs_file.name.removesuffix(".jsonl") + ".scored.jsonl")
+    write_pairs(out, report.pairs)
+    print_table2(report.table)
+    if report.unscored:
+        note(f"{report.unscored} of {2 * len(pairs)} sides got no readable score from {report.scorer}")
+    out_console.print(f"scored {len(pairs)} pairs with {report.scorer}: {out}")
