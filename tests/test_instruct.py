@@ -245,3 +245,50 @@ def test_score_with_an_llm_judge(scripted_pairs: tuple[Path, Any, ScriptedServer
     assert judged["code-00"]["original"] == 2.0 and judged["code-00"]["counterfactual"] == 3.0
     assert judged["code-06"]["counterfactual"] is None
     assert "1 of 8 sides got no readable score" in result.stderr
+
+
+@pytest.mark.parametrize("fmt", ["alpaca", "messages", "hf"])
+def test_export_round_trips(
+    scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path, fmt: str
+) -> None:
+    root, _, _ = scripted_pairs
+    out = tmp_path / fmt
+    args = ["instruct", "export", str(root / "pairs.jsonl"), "--base", str(ALPACA), "--format", fmt]
+    result = run_cli(*args, "--out", str(out), cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert "30 base samples + 4 counterfactuals = 34 rows" in result.stdout
+    pairs = {pair.id: pair for pair in read_pairs(root / "pairs.jsonl")}
+    base = {sample.id: sample for sample in read_instructions(ALPACA)}
+    if fmt == "hf":
+        datasets = pytest.importorskip("datasets")
+        loaded = datasets.load_from_disk(str(out))
+        assert len(loaded) == 34 and loaded[0]["id"] == "code-00" and loaded[33]["origin"] == "ctf"
+    samples = read_instructions(out if fmt == "hf" else out / "train.jsonl")
+    assert len(samples) == 34
+    for sample in samples[:30]:  # the base, as it was read
+        original = base[sample.id]
+        assert (sample.prompt, sample.output, sample.code) == (
+            original.prompt,
+            original.output,
+            original.code,
+        )
+    for sample in samples[30:]:  # each counterfactual: its instruction and its code
+        pair = pairs[sample.id]
+        assert sample.instruction == pair.cf_instruction and sample.code == pair.cf_code
+
+
+def test_mix_writes_prefixes_of_the_selection(
+    scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
+) -> None:
+    root, _, _ = scripted_pairs
+    args = ["instruct", "mix", str(root / "pairs.jsonl"), "--base", str(ALPACA), "--ratios", "0,10,20"]
+    result = run_cli(*args, "--out", str(tmp_path / "mixes"), cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    order = [pair.id for pair in read_pairs(root / "pairs.jsonl")]
+    sizes = {}
+    for ratio, wanted in (("0", 0), ("10", 3), ("20", 4)):
+        rows = read_instructions(tmp_path / "mixes" / f"mix-{ratio}" / "train.jsonl")
+        assert [row.id for row in rows[30:]] == order[:wanted]
+        sizes[ratio] = len(rows)
+    assert sizes == {"0": 30, "10": 33, "20": 34}
+    assert "the 20% mixes hold fewer counterfactuals than asked" in result.stderr  # 6 wanted, 4 exist

@@ -23,6 +23,7 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.registry import load_benchmark
 from benchmorph.instruct.decontaminate import DEFAULT_COSINE, DEFAULT_N, decontaminate
 from benchmorph.instruct.difficulty import HEURISTIC, PERCENTILES, score_pairs
+from benchmorph.instruct.export import EXPORT_FORMATS, Format, export_dataset, mix_datasets, parse_ratios
 from benchmorph.instruct.pairs import PairsReport, make_pairs
 from benchmorph.instruct.read import read_instructions
 from benchmorph.instruct.records import read_pairs, write_pairs
@@ -233,3 +234,71 @@ def score_command(
     if report.unscored:
         note(f"{report.unscored} of {2 * len(pairs)} sides got no readable score from {report.scorer}")
     out_console.print(f"scored {len(pairs)} pairs with {report.scorer}: {out}")
+
+
+FormatOption = Annotated[
+    str, typer.Option("--format", "-f", help="alpaca, messages or hf (a datasets directory).")
+]
+
+
+def check_format(fmt: str) -> Format:
+    if fmt not in EXPORT_FORMATS:
+        raise InputError(f"--format '{fmt}': use one of {', '.join(EXPORT_FORMATS)}")
+    return fmt  # type: ignore[return-value]
+
+
+@instruct_app.command("export")
+def export_command(
+    selected: Annotated[Path, typer.Argument(help="Pairs JSONL to add (e.g. from `instruct select`).")],
+    base: Annotated[str, typer.Option("--base", help="The original instruction data.")],
+    fmt: FormatOption = "alpaca",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path(
+        "benchmorph-out/ctf-instruct"
+    ),
+) -> None:
+    """Merge the base data with the pairs' counterfactuals and write the training set."""
+    report = export_dataset(read_pairs(selected), read_instructions(base), check_format(fmt), out)
+    for text in report.notes:
+        note(text)
+    out_console.print(
+        f"{report.base} base samples + {report.added} counterfactuals = {report.base + report.added} rows ({fmt}): "
+        f"{report.path}"
+    )
+
+
+@instruct_app.command("mix")
+def mix_command(
+    selected: Annotated[
+        Path, typer.Argument(help="Pairs JSONL, in priority order (e.g. from `instruct select`).")
+    ],
+    base: Annotated[str, typer.Option("--base", help="The original instruction data.")],
+    ratios: Annotated[
+        str, typer.Option("--ratios", help="Counterfactuals as % of the base size, comma-separated.")
+    ] = "0,10,20,40,80",
+    fmt: FormatOption = "alpaca",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory (one mix-R per ratio).")] = Path(
+        "benchmorph-out/mixes"
+    ),
+) -> None:
+    """The paper's Figure 4 study: the base data with the counterfactuals mixed in at several ratios."""
+    pairs = read_pairs(selected)
+    samples = read_instructions(base)
+    mixes = mix_datasets(pairs, samples, parse_ratios(ratios), check_format(fmt), out)
+    table = Table(title=f"mixes of {len(pairs)} pairs into {len(samples)} base samples")
+    for column in ("ratio", "wanted", "added", "rows", "path"):
+        table.add_column(column, justify="left" if column == "path" else "right")
+    for mix in mixes:
+        table.add_row(
+            f"{mix.ratio:g}%",
+            str(mix.requested),
+            str(mix.added),
+            str(len(samples) + mix.added),
+            str(mix.path),
+        )
+    out_console.print(table)
+    short = [mix for mix in mixes if mix.added < mix.requested]
+    if short:
+        note(
+            f"only {len(pairs)} pairs: the {', '.join(f'{mix.ratio:g}%' for mix in short)} mixes hold fewer "
+            "counterfactuals than asked"
+        )
