@@ -254,7 +254,7 @@ def test_new_families_yield_publishable_mbpp_variants(engine: Engine, mbpp: dict
     by_parent = {v.parent_id: v for v in report.variants}
     # The worked example is recomputed in place: 2 -> (1 + 4) / 2.
     assert "assert find_Average_Of_Square(2) == 2.5" in by_parent["Mbpp/422"].prompt
-    assert "assert number_ctr('program2bedone') == 13" in by_parent["Mbpp/764"].prompt
+    assert "assert letter_ctr('program2bedone') == 13" in by_parent["Mbpp/764"].prompt
     check_variants(report.variants, mbpp, engine)
 
 
@@ -272,4 +272,45 @@ def test_an_example_that_no_longer_shows_which_items_count_is_held(
     assert decided["Mbpp/777"]["status"] == "needs_review"
     assert decided["Mbpp/777"]["check"] == "examples-hide-items"
     assert "equal to 1" in decided["Mbpp/777"]["reason"]
-    assert decided["Mbpp/170"]["status"] == decided["Mbpp/270"]["status"] == "accepted"
+    # (they are held by aggregate-reading instead: their product over nothing, 1, is never shown)
+    assert decided["Mbpp/170"]["check"] != "examples-hide-items" != decided["Mbpp/270"]["check"]
+
+
+@pytest.mark.slow
+def test_second_review_findings_are_fixed_or_held(
+    engine: Engine, mbpp: dict[str, Problem], humaneval_problems: dict[str, Problem]
+) -> None:
+    """The fresh review's fixes (docs/review.md, second round), each on the real problem it was found in."""
+    he = mine(
+        [humaneval_problems[i] for i in ("HumanEval/98", "HumanEval/117", "HumanEval/133", "HumanEval/156")],
+        engine,
+    )
+    by_parent = {v.parent_id: v for v in he.variants}
+    # Inherited tests had lost the power to tell the rule from a near miss ("every index", ">= n"):
+    # the probe adds a mutated input that does.
+    for parent, near_miss in (("HumanEval/98", "count at every index"), ("HumanEval/117", "at least n")):
+        added = [t for t in by_parent[parent].tests if t.origin == "mutation"]
+        assert added and by_parent[parent].provenance["near_misses"]["tests_added"] >= 1, near_miss
+    # Local names follow the new property; a name that says the old one through a synonym is rejected.
+    assert (
+        "cubed" in by_parent["HumanEval/133"].reference
+        and "squared" not in by_parent["HumanEval/133"].reference
+    )
+    assert "HumanEval/156" not in by_parent
+    assert {c.provenance["check"] for c in he.candidates if c.parent_id == "HumanEval/156"} >= {
+        "name-contradicts"
+    }
+
+    mb = mine([mbpp[i] for i in ("Mbpp/120", "Mbpp/270", "Mbpp/764", "Mbpp/75", "Mbpp/7")], engine)
+    held = {
+        (c.parent_id, c.provenance["check"])
+        for c in mb.candidates
+        if c.provenance["status"] == "needs_review"
+    }
+    assert ("Mbpp/120", "aggregate-reading") in held  # "maximum absolute sum": abs of the sum, or of each?
+    assert ("Mbpp/270", "aggregate-reading") in held  # the product over nothing (1) is never shown
+    rules = {v.parent_id: (v.entry_point, v.provenance["rule"]) for v in mb.variants}
+    assert rules["Mbpp/764"] == ("letter_ctr", "charclass:digits>letters")
+    assert rules["Mbpp/75"] == ("find_tuples", "quantifier:all>any")
+    assert rules["Mbpp/7"] == ("find_char_long", "count-bound:4>5")
+    assert "Mbpp/270" not in rules

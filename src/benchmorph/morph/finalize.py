@@ -18,6 +18,7 @@ from benchmorph.data.models import Problem, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED, Advance
 from benchmorph.validation.example_check import recompute_examples
+from benchmorph.validation.lost_power import PowerProbe, restore_test_power
 from benchmorph.validation.quality import CheckInput, Edit, changed_fraction, run_checks
 
 
@@ -54,6 +55,19 @@ def decided(variant: Variant, status: str, check: str | None = None, reason: str
     """The candidate record: the variant with its status, deciding check and reason in its provenance."""
     provenance = {**variant.provenance, "status": status, "check": check, "reason": reason}
     return variant.model_copy(update={"provenance": provenance})
+
+
+POWER = "tests-lost-power"
+
+
+def _probe_record(probe: PowerProbe) -> dict[str, Any]:
+    """What the near-miss probe found, for provenance: lost, added tests, still uncaught."""
+    return {
+        "lost": len(probe.lost),
+        "tests_added": probe.added,
+        "uncaught": probe.unkilled,  # after ``searched`` valid inputs: most likely equivalent
+        "searched": probe.searched,
+    }
 
 
 def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance | None = None) -> Finalized:
@@ -109,6 +123,13 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
             update={"provenance": {**new.provenance, "behavior_change": round(change, 4)}}
         )
         findings = run_checks(item, draft.checks)
+        if not findings and draft.outputs == "change" and (draft.checks is None or POWER in draft.checks):
+            new, probe = restore_test_power(new, draft.parent, engine)
+            item.variant = new = new.model_copy(
+                update={"provenance": {**new.provenance, "near_misses": _probe_record(probe)}}
+            )
+            item.extra["lost_power"] = probe.unkilled if probe.unsearched else []
+            findings = run_checks(item, [POWER])
         rejects = [finding for finding in findings if finding.severity == "reject"]
         if rejects:
             outcome[index] = decided(new, REJECTED, rejects[0].check, rejects[0].reason)

@@ -71,12 +71,15 @@ NAME_SWAPS: dict[str, dict[str, str]] = {
     "sign": {"positive": "negative", "pos": "neg"},
     "aggregate": {"sum": "product"},
     "count": {"vowel": "consonant", "vowels": "consonants"},
-    "power": {"square": "cube", "squares": "cubes"},
+    "power": {"sq": "cube", "squared": "cubed", "squares": "cubes", "square": "cube"},
     "compare": {"larger": "smaller", "bigger": "smaller", "more": "fewer", "greater": "smaller"},
-    "charclass": {"digit": "letter", "digits": "letters"},
+    "side": {"left": "right"},
+    "quantifier": {"all": "any", "every": "any"},
+    "charclass": {"number": "letter", "numbers": "letters", "digit": "letter", "digits": "letters"},
 }  # fmt: skip
 # Name words that state one side of a family's property but have no counterpart to rename to.
 NAME_ONLY_WORDS: dict[str, tuple[set[str], set[str]]] = {
+    "case": ({"capital", "capitals", "caps"}, {"mini", "small"}),  # int_to_mini_roman: lower-case numerals
     "aggregate": ({"add", "plus", "total"}, {"multiply", "mul", "mult", "times", "prod"}),
     "extreme": (
         {"smaller", "small", "lower", "low"},

@@ -235,6 +235,28 @@ RULES: list[EditRule] = [
     *_flip(
         "charclass", ("digit", "letter"), [(r"\.isdigit\(\)", ".isalpha()"), (r"\.isalpha\(\)", ".isdigit()")]
     ),
+    # A side of a sorted insertion point or a rotation: "the left insertion point" with bisect_left.
+    *_pair("side", ("left", "right"), ("bisect_left(", "bisect_right(")),
+    # "all items are ..." reads as a quantifier only before a plural noun ("all the characters" does
+    # not take "any"); the empty case follows the words (all of nothing holds, any of nothing does not).
+    EditRule(
+        "quantifier:all>any",
+        re.compile(r"(?<![\w-])all(?=\s+(?!the\b|of\b)[a-z]+s\b)", re.IGNORECASE),
+        "any",
+        re.compile(r"(?<![\w.])all\("),
+        "any(",
+    ),
+    # "at least 4 characters" coded as a regex quantifier ``{4,}``: one more.
+    *[
+        EditRule(
+            f"count-bound:{n}>{n + 1}",
+            re.compile(rf"(?<=\bat least ){n}(?=\s+characters?\b)", re.IGNORECASE),
+            str(n + 1),
+            re.compile(rf"\{{{n},\}}"),
+            f"{{{n + 1},}}",
+        )
+        for n in range(3, 10)
+    ],
     *_flip(
         "sign",
         ("positive", "negative"),

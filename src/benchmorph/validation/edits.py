@@ -42,6 +42,8 @@ FAMILY_SIDES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("smaller than", "less than", "fewer than"),
     ),
     "charclass": (("digits", "digit", "numeric"), ("letters", "letter", "alphabetic", "alphabets")),
+    "side": (("left",), ("right",)),
+    "quantifier": (("all", "every", "each"), ("any", "some")),
 }
 
 # Uses of a family word that are not the property: "at least", "even if", "in the end".
@@ -251,6 +253,12 @@ def constructs(tree: ast.Module, family: str, old_text: str = "") -> list[ast.AS
             if isinstance(node, ast.Compare) and any(
                 isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE) for op in node.ops
             ):
+                found.append(node)
+        elif family == "side":
+            if name in ("bisect_left", "bisect_right", "bisect", "insort_left", "insort_right", "insort"):
+                found.append(node)
+        elif family == "quantifier":
+            if name in ("all", "any"):
                 found.append(node)
         elif family == "charclass":
             if name in ("isdigit", "isnumeric", "isdecimal", "isalpha", "isalnum"):

@@ -50,9 +50,28 @@ def _entry_function(tree: ast.Module, entry_point: str) -> ast.FunctionDef | Non
     return None
 
 
-def _sites(function: ast.FunctionDef) -> Iterator[tuple[str, ast.AST, object]]:
-    """Every (operator, node, detail) that can be mutated inside the entry point."""
+def _sites(function: ast.FunctionDef, near_misses: bool = False) -> Iterator[tuple[str, ast.AST, object]]:
+    """Every (operator, node, detail) that can be mutated inside the entry point.
+
+    ``near_misses`` adds the misreadings a description leaves room for: a
+    constant one lower, ``==`` read as ``>=`` or ``<=``, a filter or one
+    operand of ``and``/``or`` left out.
+    """
     for node in ast.walk(function):
+        if near_misses:
+            if isinstance(node, ast.Constant) and type(node.value) is int:
+                yield "off-by-one-down", node, None
+            elif isinstance(node, ast.Compare):
+                for position, op in enumerate(node.ops):
+                    if isinstance(op, ast.Eq):
+                        for wider in _widenings(node, position):
+                            yield "compare-widen", node, (position, wider)
+            elif isinstance(node, ast.comprehension):
+                for position in range(len(node.ifs)):
+                    yield "drop-filter", node, position
+            elif isinstance(node, ast.BoolOp) and len(node.values) > 1:
+                for position in range(len(node.values)):
+                    yield "drop-operand", node, position
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAPS:
             yield "binop-swap", node, None
         elif isinstance(node, ast.Compare):
@@ -75,6 +94,26 @@ def _sites(function: ast.FunctionDef) -> Iterator[tuple[str, ast.AST, object]]:
                     yield "drop-statement", node, position
 
 
+def _widenings(node: ast.Compare, position: int) -> list[type]:
+    """``==`` read as ``>=`` and ``<=``, less the readings a remainder makes equal (``x % 2 == 1`` and ``>= 1``)."""
+    left = node.left if position == 0 else node.comparators[position - 1]
+    right = node.comparators[position]
+    wider: list[type] = [ast.GtE, ast.LtE]
+    if (
+        isinstance(left, ast.BinOp)
+        and isinstance(left.op, ast.Mod)
+        and isinstance(left.right, ast.Constant)
+        and type(left.right.value) is int
+        and isinstance(right, ast.Constant)
+        and type(right.value) is int
+    ):
+        if right.value == left.right.value - 1:
+            wider.remove(ast.GtE)
+        if right.value == 0:
+            wider.remove(ast.LtE)
+    return wider
+
+
 def _apply(operator: str, node: ast.AST, detail: object) -> None:
     if operator == "binop-swap":
         node.op = _BINOP_SWAPS[type(node.op)]()  # type: ignore[attr-defined]
@@ -87,9 +126,23 @@ def _apply(operator: str, node: ast.AST, detail: object) -> None:
         node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()  # type: ignore[attr-defined]
     elif operator == "drop-statement":
         del node.body[detail]  # type: ignore[attr-defined, arg-type]
+    elif operator == "off-by-one-down":
+        node.value -= 1  # type: ignore[attr-defined]
+    elif operator == "compare-widen":
+        position, replacement = detail  # type: ignore[misc]
+        node.ops[position] = replacement()  # type: ignore[attr-defined]
+    elif operator == "drop-filter":
+        del node.ifs[detail]  # type: ignore[attr-defined, arg-type]
+    elif operator == "drop-operand":
+        values = node.values  # type: ignore[attr-defined]
+        del values[detail]  # type: ignore[arg-type]
+        if len(values) == 1:  # ``a and b`` without ``b`` is ``a``: a BoolOp needs two operands
+            node.values = values * 2  # type: ignore[attr-defined]
 
 
-def mutants(code: str, entry_point: str, limit: int | None = None, seed: int = 0) -> list[Mutant]:
+def mutants(
+    code: str, entry_point: str, limit: int | None = None, seed: int = 0, near_misses: bool = False
+) -> list[Mutant]:
     """Up to ``limit`` distinct mutants of ``code``, each differing from it in one place.
 
     Sites are chosen at random (seeded, so the same call gives the same
@@ -99,7 +152,7 @@ def mutants(code: str, entry_point: str, limit: int | None = None, seed: int = 0
     function = _entry_function(tree, entry_point)
     if function is None:
         return []
-    count = sum(1 for _ in _sites(function))
+    count = sum(1 for _ in _sites(function, near_misses))
     order = list(range(count))
     random.Random(f"{seed}:{entry_point}").shuffle(order)
     original = ast.unparse(tree)
@@ -109,7 +162,7 @@ def mutants(code: str, entry_point: str, limit: int | None = None, seed: int = 0
         clone = copy.deepcopy(tree)
         target = _entry_function(clone, entry_point)
         assert target is not None
-        operator, node, detail = list(_sites(target))[site]
+        operator, node, detail = list(_sites(target, near_misses))[site]
         _apply(operator, node, detail)
         try:
             text = ast.unparse(ast.fix_missing_locations(clone))

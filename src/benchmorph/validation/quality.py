@@ -37,7 +37,7 @@ class Edit:
     """
 
     family: str  # rule family: extreme, order, parity, position, affix, case, sign, strict, aggregate, count,
-    # power, compare, charclass
+    # power, compare, charclass, side, quantifier, count-bound
     rule: str
     old_text: str
     new_text: str
@@ -321,6 +321,8 @@ _CONSTRUCT_NAMES = {
     "power": "powers",
     "compare": "order comparisons",
     "charclass": "character-class tests",
+    "side": "bisect calls",
+    "quantifier": "all/any calls",
 }
 
 
@@ -841,5 +843,79 @@ def examples_hide_items(item: CheckInput) -> Finding | None:
         "examples-hide-items",
         f"every example's output depended on an item equal to {identity}, which a {edit.new_text.lower()} "
         "ignores: the examples no longer show which items count",
+        "review",
+    )
+
+
+@quality_check("aggregate-reading")
+def aggregate_reading(item: CheckInput) -> Finding | None:
+    """A sum/product edit the wording reads two ways: under "absolute", or with an unstated empty answer.
+
+    ``abs`` distributes over a product but not over a sum: "the maximum
+    absolute product" has one reading, "the maximum absolute sum" two
+    (``abs(x + y)`` or ``abs(x) + abs(y)``).  And a product over nothing is 1
+    where the sum was 0: when the tests reach that case and no worked example
+    shows it, a reader cannot tell what the empty case returns.  Held for
+    review, as the variant may still be right.
+    """
+    edit = item.edit
+    if edit is None or edit.family != "aggregate":
+        return None
+    context = _edit_context(item)
+    sentence = context[0][context[3] : context[4]] if context else ""
+    tree = edits.parse(item.parent.reference)
+    uses_abs = tree is not None and any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "abs"
+        for node in ast.walk(tree)
+    )
+    if re.search(r"\babsolute\b", sentence, re.IGNORECASE) or (
+        uses_abs and re.search(r"\babs", edit.old_code + edit.new_code)
+    ):
+        return Finding(
+            "aggregate-reading",
+            f"'absolute {edit.new_text.lower()}' reads two ways (of the {edit.new_text.lower()}, or of each item)",
+            "review",
+        )
+    new_identity = AGGREGATE_IDENTITY.get(edit.new_text.lower())
+    old_identity = AGGREGATE_IDENTITY.get(edit.old_text.lower())
+    if new_identity is None or old_identity is None:
+        return None
+    empties = [
+        1
+        for _, before, after in item.paired_outputs()
+        if _is_number(before) and _is_number(after) and before == old_identity and after == new_identity
+    ]
+    shown = item.example_outputs[1] if item.example_outputs else []
+    if empties and not any(_is_number(value) and value == new_identity for value in shown):
+        return Finding(
+            "aggregate-reading",
+            f"{len(empties)} tests expect {new_identity} where the {edit.old_text.lower()} was {old_identity} "
+            "(nothing to combine), and no example shows that case",
+            "review",
+        )
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+@quality_check("tests-lost-power")
+def tests_lost_power(item: CheckInput) -> Finding | None:
+    """A near miss of the new reference passes every test, its twin failed the parent's, and it was not looked for.
+
+    ``finalize_variants`` runs the probe (``validation.lost_power``) on
+    variants that passed every other check and adds the inputs it finds.
+    Near misses that many valid new inputs do not separate are most likely
+    equivalent and only recorded; ``extra["lost_power"]`` holds the ones
+    that too few valid inputs could be made to look for.
+    """
+    uncaught = item.extra.get("lost_power")
+    if not uncaught:
+        return None
+    return Finding(
+        "tests-lost-power",
+        f"{len(uncaught)} near misses of the reference ({', '.join(uncaught[:3])}) pass every test, the parent's "
+        "tests caught them, and too few valid new inputs could be made to look for one that does",
         "review",
     )

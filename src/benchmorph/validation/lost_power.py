@@ -1,0 +1,148 @@
+"""Inherited tests that stop telling the variant's rule from a near miss, and the inputs that restore them.
+
+A variant inherits its parent's inputs.  They were chosen to separate the
+parent's rule from its near misses; after the edit they may not separate
+the new rule from its own ("uppercase vowels at even indices" became
+"lowercase vowels at even indices", and no inherited input has a lowercase
+vowel at an odd index any more, so counting every index passes).  The probe
+makes the same small mutation of both references (same operator, same site:
+the edit keeps the code's shape), and a mutant that passes every variant
+test while its twin fails the parent's tests marks power the tests lost.
+Type-aware mutation of the inherited inputs then looks for an input, valid
+for both references, on which the variant's reference and that mutant
+disagree; found ones become tests (origin ``mutation``).  A near miss no
+input separates is reported, so the variant can be held for review.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmorph.data.models import Problem, TestCase, Variant
+from benchmorph.execution.compare import values_match
+from benchmorph.execution.engine import Engine, Job
+from benchmorph.validation.input_mutation import mutation_stream
+from benchmorph.validation.mutants import Mutant, mutants
+from benchmorph.validation.types import infer_signature
+
+MIN_SEARCH = 20
+
+
+@dataclass
+class PowerProbe:
+    lost: list[str] = field(
+        default_factory=list
+    )  # "operator@site" of near misses only the parent's tests caught
+    added: int = 0  # inputs added to catch them
+    unkilled: list[str] = field(default_factory=list)  # near misses no input was found for
+    searched: int = 0  # valid new inputs tried against them
+
+    @property
+    def unsearched(self) -> bool:
+        """Power was lost and too few valid inputs could be made to look for it (not: looked and found none).
+
+        A near miss that no valid input among many separates is most likely
+        equivalent to the reference (``x > 0`` and ``x > -1`` in a sum of
+        positives); one that could not be looked for is a real gap.
+        """
+        return bool(self.unkilled) and self.searched < MIN_SEARCH
+
+
+def _by_site(code: str, entry_point: str) -> dict[tuple[str, int], Mutant]:
+    try:
+        return {(m.operator, m.site): m for m in mutants(code, entry_point, near_misses=True)}
+    except SyntaxError:
+        return {}
+
+
+def restore_test_power(
+    variant: Variant,
+    parent: Problem,
+    engine: Engine,
+    *,
+    limit: int = 40,
+    budget: int = 300,
+    seed: int = 0,
+) -> tuple[Variant, PowerProbe]:
+    """The variant with inputs added that catch every near miss its inherited tests lost, and what was found.
+
+    Both problems must be prepared (tests carry expected outputs).  Only
+    function problems are probed; the references must mutate at the same
+    sites (a rule edit keeps the shape), else nothing is probed.
+    """
+    probe = PowerProbe()
+    if variant.kind != "function" or not variant.tests:
+        return variant, probe
+    ours = _by_site(variant.reference, variant.entry_point)
+    theirs = _by_site(parent.reference, parent.entry_point)
+    if not ours or set(ours) != set(theirs):
+        return variant, probe
+    keys = sorted(ours)
+    random.Random(f"{seed}:{variant.id}").shuffle(keys)
+    keys = keys[:limit]
+    verdicts = engine.evaluate(
+        [Job(variant, ours[key].code, f"{variant.id}#near-{i}") for i, key in enumerate(keys)]
+    )
+    passing = [key for key, verdict in zip(keys, verdicts, strict=True) if verdict.status == "pass"]
+    if not passing:
+        return variant, probe
+    twins = engine.evaluate(
+        [Job(parent, theirs[key].code, f"{parent.id}#near-{i}") for i, key in enumerate(passing)]
+    )
+    lost = [key for key, verdict in zip(passing, twins, strict=True) if verdict.status in ("fail", "error")]
+    probe.lost = [f"{operator}@{site}" for operator, site in lost]
+    if not lost:
+        return variant, probe
+    candidates = _valid_candidates(variant, parent, engine, budget, seed)
+    probe.searched = len(candidates)
+    added: list[Any] = []
+    for key in lost:
+        runs = engine.run_inputs(variant, [args for args, _ in candidates], code=ours[key].code)
+        killer = next(
+            (
+                args
+                for (args, expected), run in zip(candidates, runs, strict=True)
+                if run.status != "ok" or not values_match(expected, run.output, variant.atol)
+            ),
+            None,
+        )
+        if killer is None:
+            probe.unkilled.append(f"{key[0]}@{key[1]}")
+        elif killer not in added:
+            added.append(killer)
+    if not added:
+        return variant, probe
+    extended = variant.model_copy(
+        update={"tests": [*variant.tests, *(TestCase(input=args, origin="mutation") for args in added)]}
+    )
+    prepared = engine.prepare([extended])
+    if not prepared.problems:
+        probe.unkilled = probe.lost
+        return variant, probe
+    probe.added = len(prepared.problems[0].tests) - len(variant.tests)
+    return prepared.problems[0], probe
+
+
+def _valid_candidates(
+    variant: Variant, parent: Problem, engine: Engine, budget: int, seed: int
+) -> list[tuple[list[Any], Any]]:
+    """Up to ``budget`` new inputs both references run on (contracts active), with the variant's outputs."""
+    try:
+        signature = infer_signature(variant)
+    except Exception:  # noqa: BLE001 - inputs the inference cannot type are simply not mutated
+        return []
+    seeds: Sequence[list[Any]] = [list(test.input) for test in variant.tests]
+    inputs = list(itertools.islice(mutation_stream(seeds, signature, seed), budget))
+    if not inputs:
+        return []
+    ours = engine.run_inputs(variant, inputs)
+    theirs = engine.run_inputs(parent, inputs)
+    return [
+        (args, run.output)
+        for args, run, twin in zip(inputs, ours, theirs, strict=True)
+        if run.status == "ok" and twin.status == "ok"
+    ]
