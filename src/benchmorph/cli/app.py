@@ -15,7 +15,15 @@ import typer
 from rich.table import Table
 
 # Imported to register their commands on `app`.
-from benchmorph.cli import analysis, generation, instruct_cmd, morph, reporting, review  # noqa: F401
+from benchmorph.cli import (  # noqa: F401
+    analysis,
+    generation,
+    instruct_cmd,
+    morph,
+    reporting,
+    review,
+    scenarios_cmd,
+)
 from benchmorph.cli.shared import (
     DataOption,
     FactorOption,
