@@ -345,6 +345,7 @@ def test_the_local_model_through_llama_cpp_server_reports_its_acceptance(
                 params=GenerationParams(temperature=0.8, max_tokens=160, seed=0), notes=notes,
                 policy=RetryPolicy(retries=1, base_delay=0.5, timeout=120),
             )  # fmt: skip
+        exit_code = server.process.poll()  # None: the server is still up; -11: llama.cpp crashed
     finally:
         server.stop()
     rates = acceptance_by_seed([draft.variant for draft in drafts] + records)
@@ -358,7 +359,9 @@ def test_the_local_model_through_llama_cpp_server_reports_its_acceptance(
     assert all(record.provenance["check"] and record.provenance["reason"] for record in records)
     summary = next(note for note in notes if note.startswith("LLM metamorphic generator:"))
     assert f"{len(drafts)} of 3 variants accepted" in summary
-    print(summary)  # the honest number, for the record (pytest -s)
+    print(
+        summary, f"(llama_cpp.server exit status during the run: {exit_code})"
+    )  # for the record (pytest -s)
     for record in records:
         print(record.id, record.provenance["check"], record.provenance["reason"][:160])
     print(next(note for note in notes if note.startswith("scenario pool ")))
