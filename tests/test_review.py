@@ -48,11 +48,11 @@ def test_export_then_import_applies_labels_and_corrected_solutions(
     assert "[-longest-] {+shortest+}" in rows[0]["word_diff"]
     assert rows[0]["model"].startswith("mine:extreme")
 
-    # A reviewer: HumanEval/12 is fine but its solution should return the LAST shortest string;
+    # A reviewer: HumanEval/12 is fine (its local maxlen is now minlen) but should return the LAST shortest;
     # HumanEval/66 is judged Robust; HumanEval/69 is rejected.
     rows[0]["solution"] = rows[0]["solution"].replace(
-        "    for s in strings:\n        if len(s) == maxlen:\n            return s\n",
-        "    for s in reversed(strings):\n        if len(s) == maxlen:\n            return s\n",
+        "    for s in strings:\n        if len(s) == minlen:\n            return s\n",
+        "    for s in reversed(strings):\n        if len(s) == minlen:\n            return s\n",
     )
     assert "reversed(strings)" in rows[0]["solution"]
     rows[0]["review_status"] = "accepted"
