@@ -63,6 +63,8 @@ MEMORY_CGROUP = any("memory" in names for names in CGROUP_FDS.values())
 PIDS_CGROUP = any("pids" in names for names in CGROUP_FDS.values())
 IS_ROOT = os.geteuid() == 0
 MAX_ERROR = 400
+# The most coverage data one traced stdin run may send (more is cut, and the host then ignores it).
+COVERAGE_BYTES = 4 << 20
 # Children forked for the current job (their session ids, for cleanup without a uid of their own).
 SPAWNED: list[int] = []
 # Test inputs by key, so a problem's inputs cross the pipe once per worker, not once per sample.
@@ -313,12 +315,23 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
 
 
 def run_stdin_child(
-    job: dict, source: str, text: str, out_w: int, err_w: int, scratch: str, cpu_seconds: int
+    job: dict,
+    source: str,
+    text: str,
+    out_w: int,
+    err_w: int,
+    scratch: str,
+    cpu_seconds: int,
+    cov_w: int | None = None,
 ) -> None:
-    """Run the program as __main__ with the test input on stdin and stdout/stderr piped to the worker."""
+    """Run the program as __main__ with the test input on stdin and stdout/stderr piped to the worker.
+
+    With ``cov_w`` (a traced job), the lines and arcs the program executed go
+    there as one JSON object when it ends.
+    """
     try:
         join_sample_cgroup()
-        keep_only_fds({out_w, err_w})
+        keep_only_fds({out_w, err_w} | ({cov_w} if cov_w is not None else set()))
         enter_jail(scratch, job["limits"], cpu_seconds)
         path = os.path.join(scratch, ".stdin")
         with open(path, "w", encoding="utf-8") as handle:
@@ -333,13 +346,21 @@ def run_stdin_child(
         os.write(2, ("sandbox setup failed: " + describe(exc)).encode())
         os._exit(121)
     code_status = 0
+    trace = Coverage() if cov_w is not None else None
     try:
+        if trace is not None:
+            trace.start()
         exec(compile(source, "<solution>", "exec"), {"__name__": "__main__"})  # noqa: S102
     except SystemExit as exc:
         code_status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # noqa: BLE001
         traceback.print_exc(limit=3)
         code_status = 1
+    if trace is not None:
+        covered = json.dumps(trace.stop()).encode()
+        view = memoryview(covered)
+        while view:
+            view = view[os.write(cov_w, view) :]
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -604,15 +625,18 @@ def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
         limit = job["timeouts"][index] + job["setup_time"]
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        cov_r, cov_w = os.pipe() if job.get("trace") else (None, None)
         started = time.monotonic()
         pid = os.fork()
         SPAWNED.append(pid)
         if pid == 0:
             os.close(out_r)
             os.close(err_r)
+            if cov_r is not None:
+                os.close(cov_r)
             relay.close()
             try:
-                run_stdin_child(job, code.take(), text, out_w, err_w, scratch, int(limit) + 2)
+                run_stdin_child(job, code.take(), text, out_w, err_w, scratch, int(limit) + 2, cov_w)
             finally:
                 os._exit(1)
         os.close(out_w)
@@ -621,7 +645,11 @@ def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
         selector.register(out_r, selectors.EVENT_READ, b"O")
         selector.register(err_r, selectors.EVENT_READ, b"E")
         open_streams, timed_out, overflow = 2, False, False
-        size = err_size = 0
+        if cov_r is not None:
+            os.close(cov_w)
+            selector.register(cov_r, selectors.EVENT_READ, b"C")
+            open_streams += 1
+        size = err_size = cov_size = 0
         while open_streams:
             remaining = started + limit - time.monotonic()
             if remaining <= 0:
@@ -640,12 +668,18 @@ def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
                         open_streams = 0
                         break
                     relay.forward(b"O", got)
+                elif key.data == b"C":
+                    if cov_size < COVERAGE_BYTES:
+                        cov_size += got
+                        relay.forward(b"C", got)
                 elif err_size < 4096:
                     err_size += got
                     relay.forward(b"E", got)
         selector.close()
         os.close(out_r)
         os.close(err_r)
+        if cov_r is not None:
+            os.close(cov_r)
         if timed_out or overflow:
             kill_and_reap(pid)
             status = None

@@ -230,8 +230,7 @@ class Engine:
         batch (the inputs after it run in a new job), and every input gets its
         own status, output and error.  ``limits`` (default: the engine's) give
         each input ``limits.test_time_limit(None)``.  ``trace`` also records,
-        per input that returned, the lines and arcs of ``code`` it executed
-        (function and method problems; stdin runs are not traced).
+        per input that returned, the lines and arcs of ``code`` it executed.
         """
         limits = limits or self.limits
         if code is None:
@@ -287,8 +286,6 @@ class Engine:
         on the reference without its contract (the inputs are already known
         valid), so line numbers are those of ``problem.reference``.
         """
-        if problem.kind == "stdin":
-            return [frozenset() for _ in inputs]
         runs = self.run_inputs(
             problem, inputs, code=problem.reference, limits=limits or TRACE_LIMITS, trace=True
         )

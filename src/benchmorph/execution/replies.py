@@ -39,23 +39,30 @@ def stdin_reply(summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:
     results: list[dict | None] = []
     out: list[bytes] = []
     err: list[bytes] = []
+    cov: list[bytes] = []
     for kind, payload in frames:
         if kind == b"O":
             out.append(payload)
         elif kind == b"E":
             err.append(payload)
+        elif kind == b"C":
+            cov.append(payload)
         elif kind == b"T":
             test = json.loads(payload)
             stdout = b"".join(out).decode("utf-8", "replace")
             stderr = b"".join(err).decode("utf-8", "replace")[-MAX_ERROR:]
             if test["ok"]:
                 results.append({"i": test["i"], "s": "ok", "t": test["t"], "o": stdout})
+                if cov:
+                    covered = clean_coverage(parse_record(b"".join(cov)))
+                    if covered is not None:
+                        results[-1]["c"] = covered
             else:
                 message = test["exit"] + (": " + stderr.strip() if stderr.strip() else "")
                 results.append(
                     {"i": test["i"], "s": "error", "t": test["t"], "e": message[:MAX_ERROR], "o": stdout}
                 )
-            out, err = [], []
+            out, err, cov = [], [], []
     results += [None] * (summary["total"] - len(results))
     return {
         "results": results,
