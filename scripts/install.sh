@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what benchmorph needs on a Debian/Ubuntu machine: bubblewrap for the sandbox, chromium for
 # the report's browser tests and python3-venv (apt), then a virtualenv `.venv` in the checkout holding
-# the package with the embedded model, the CTF-Instruct extra (datasets) and the test extras (pip, editable).
+# the package with the embedded model, the CTF-Instruct extra (datasets), the Ray backend and the test
+# extras (pip, editable).
 #
 # A virtualenv, not the system Python: Debian 12+ and Ubuntu 23.04+ mark their Python externally
 # managed (PEP 668) and refuse `pip install` outside one. PYTHON picks the interpreter (default python3).
@@ -27,5 +28,5 @@ fi
 # tools (about 3 minutes on 2 cores instead of 10).
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DMTMD_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,local,instruct]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,local,instruct,ray]"
 echo "install.sh: installed into $(pwd)/.venv (run .venv/bin/benchmorph, or activate it: source .venv/bin/activate)"

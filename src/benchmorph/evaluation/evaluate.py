@@ -20,7 +20,8 @@ from benchmorph.data.models import Problem, Sample, TestResult, Verdict
 from benchmorph.data.storage import write_text_atomic
 from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.passk import pass_at_k_table, sample_counts
-from benchmorph.execution.engine import Engine, Job
+from benchmorph.execution.backends import ExecutionBackend
+from benchmorph.execution.engine import Job
 
 Progress = Callable[[int], None]
 
@@ -60,7 +61,7 @@ def evaluate_samples(
     benchmark: str,
     problems: dict[str, Problem],
     samples: Sequence[Sample],
-    engine: Engine,
+    engine: ExecutionBackend,
     progress: Progress | None = None,
     store: VerdictStore | None = None,
 ) -> Evaluation:

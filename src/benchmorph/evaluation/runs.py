@@ -21,7 +21,7 @@ from benchmorph.data.samples import write_samples
 from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.evaluate import Evaluation, evaluate_samples, write_evaluation
 from benchmorph.evaluation.manifest import write_manifest
-from benchmorph.execution.engine import Engine
+from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.models import GenerationParams, GenerationReport, LLMCache, RetryPolicy, parse_spec
 from benchmorph.models.generate import generate
 from benchmorph.morph.transform import ProgressFactory, no_progress
@@ -81,7 +81,7 @@ class RunResult:
 
 
 def prepare_problems(
-    engine: Engine,
+    engine: ExecutionBackend,
     benchmark: str,
     problems: Sequence[Problem],
     *,
@@ -142,7 +142,7 @@ def unparsable_samples(samples: Sequence[Sample], shown: int = 10) -> list[str]:
 
 def _judge_into(
     out_dir: Path,
-    engine: Engine,
+    engine: ExecutionBackend,
     benchmark: str,
     problems: Mapping[str, Problem],
     samples: Sequence[Sample],
@@ -177,7 +177,7 @@ def evaluate_run(
     bench: Benchmark,
     samples: Sequence[Sample],
     out_dir: str | Path,
-    engine: Engine,
+    engine: ExecutionBackend,
     *,
     samples_file: str | Path | None = None,
     label: str | None = None,
@@ -191,7 +191,8 @@ def evaluate_run(
     verdicts are checkpointed in ``out_dir/checkpoint.sqlite`` as they are made, so the same call after
     a crash judges only what is missing (``resume=False`` starts over).  Samples for unknown tasks
     must be filtered first (``read_samples`` does).  ``label`` names the progress bar (default: the
-    samples file's name).  The engine is used, not closed.
+    samples file's name).  The engine is used, not closed: an ``Engine`` (this machine) or any
+    ``ExecutionBackend``, such as ``make_backend("ray", ray_address=...)`` (every node of a Ray cluster).
     """
     if not samples:
         raise ValueError("evaluate_run needs at least one sample")
@@ -276,7 +277,7 @@ def run_benchmark(
     bench: Benchmark,
     model: str,
     out_dir: str | Path,
-    engine: Engine,
+    engine: ExecutionBackend,
     *,
     problems: Sequence[Problem] | None = None,
     params: GenerationParams | None = None,

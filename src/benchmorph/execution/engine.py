@@ -455,15 +455,18 @@ class Engine:
             runs.append(RunOutputs(outputs, ok, None))
         return runs
 
-    def verdict_key(self, job: Job) -> str:
+    def verdict_key(self, job: Job, sandbox: Sequence[str] | None = None) -> str:
         """Content key of a verdict: problem, tests with expected outputs, code, limits and sandbox.
 
         Equal keys mean the sandbox would be asked exactly the same question,
         which is what makes reusing a checkpointed verdict safe.  The sandbox
         and how memory is capped are part of the question: a verdict judged
         under rlimits must not be reused by a bwrap run, nor the other way.
+        ``sandbox`` ([isolation, memory mode]) names a sandbox other than this
+        engine's own, for a backend whose workers run elsewhere (Ray nodes);
+        this engine's pool is then never started.
         """
-        sandbox = [self.isolation, self.pool.memory_mode]
+        sandbox = list(sandbox) if sandbox is not None else [self.isolation, self.pool.memory_mode]
         payload = [self._problem_key(job.problem), job.code, self.limits.__dict__, sandbox]
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

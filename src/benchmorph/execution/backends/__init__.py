@@ -1,0 +1,23 @@
+"""Where samples run: on this machine (``local``) or on every node of a Ray cluster (``ray``).
+
+Both take batches of samples and return verdicts through the same interface
+(``ExecutionBackend``); the run use cases do not know which one they hold.
+"""
+
+from benchmorph.execution.backends.base import (
+    BACKENDS,
+    BackendLost,
+    BackendUnavailable,
+    ExecutionBackend,
+    LocalBackend,
+    make_backend,
+)
+
+__all__ = [
+    "BACKENDS",
+    "BackendLost",
+    "BackendUnavailable",
+    "ExecutionBackend",
+    "LocalBackend",
+    "make_backend",
+]
