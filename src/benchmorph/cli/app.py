@@ -31,6 +31,7 @@ from benchmorph.cli.shared import (
     MemoryOption,
     MinTimeOption,
     SandboxOption,
+    TestDetailsOption,
     WorkersOption,
     app,
     console,
@@ -73,6 +74,7 @@ def evaluate(
             "--resume/--no-resume", help="Reuse verdicts checkpointed in --out by an interrupted run."
         ),
     ] = True,
+    test_details: TestDetailsOption = False,
 ) -> None:
     """Run samples against a benchmark in the sandbox; write results.jsonl and summary.json."""
     bench = load_benchmark(benchmark, data)
@@ -82,7 +84,7 @@ def evaluate(
     if not sample_list:
         fail(f"{samples}: no samples for any task of {bench.name}")
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
-    with make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb) as engine:
+    with make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb, test_details) as engine:
         result = evaluate_run(
             bench,
             sample_list,

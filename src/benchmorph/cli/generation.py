@@ -14,6 +14,7 @@ from benchmorph.cli.shared import (
     MemoryOption,
     MinTimeOption,
     SandboxOption,
+    TestDetailsOption,
     WorkersOption,
     app,
     make_engine,
@@ -151,6 +152,7 @@ def run(
     memory_mb: MemoryOption = None,
     min_time_limit: MinTimeOption = 1.0,
     time_factor: FactorOption = 4.0,
+    test_details: TestDetailsOption = False,
 ) -> None:
     """Generate samples with a model, then evaluate them: samples.jsonl, results.jsonl, summary.json."""
     bench = load_benchmark(benchmark, data)
@@ -160,7 +162,7 @@ def run(
         cache, cache_path,
     )  # fmt: skip
     out_dir = out or Path("benchmorph-out") / f"run-{bench.name}-{safe_name(model)}"
-    with make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb) as engine:
+    with make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb, test_details) as engine:
         result = run_benchmark(
             bench, model, out_dir, engine, problems=problems, params=params, access=access,
             progress=progress, notify=show_notice,

@@ -57,6 +57,14 @@ MemoryOption = Annotated[
         show_default=False,
     ),
 ]
+TestDetailsOption = Annotated[
+    bool,
+    typer.Option(
+        "--test-details/--first-failure",
+        help="Run every test and keep the per-test table (default: stop each sample at its first failing "
+        "test, as EvalPlus does; the verdicts' statuses are the same).",
+    ),
+]
 DataOption = Annotated[
     Path | None,
     typer.Option("--data", help="Local data file for the benchmark (instead of the cached download)."),
@@ -136,6 +144,7 @@ def make_engine(
     time_factor: float,
     sandbox: str | None = None,
     memory_mb: int | None = None,
+    test_details: bool = True,
 ) -> Engine:
     """The engine for a command; the sandbox is checked now, so a command that cannot isolate stops first."""
     if min_time_limit <= 0 or time_factor <= 0:
@@ -143,6 +152,6 @@ def make_engine(
     limits = Limits(min_time_limit=min_time_limit, time_factor=time_factor)
     if memory_mb is not None:
         limits = replace(limits, memory=memory_mb * 2**20)
-    engine = Engine(workers=workers, limits=limits, isolation=sandbox)
+    engine = Engine(workers=workers, limits=limits, isolation=sandbox, test_details=test_details)
     engine.check_sandbox()
     return engine
