@@ -256,6 +256,23 @@ def test_a_variant_gets_tests_from_its_parents_inputs_and_its_own_reference(engi
         assert test.expected == (min(strings, key=len) if strings else None)
 
 
+def test_the_journal_resumes_only_what_the_same_question_produced(tmp_path: Path, engine: Engine) -> None:
+    journal = tmp_path / "aug.journal.jsonl"
+    first = [base_only(HUMANEVAL_PLUS[task]) for task in ("HumanEval/0", "HumanEval/12")]
+    options = AugmentOptions(per_problem=20, reduce=False)
+    done = augment_benchmark(first, engine, options, journal=journal)
+    assert len(journal.read_text().splitlines()) == 2
+    with journal.open("a") as handle:
+        handle.write('{"key": "torn')  # a crash mid-line
+    more = [*first, base_only(HUMANEVAL_PLUS["HumanEval/55"])]
+    again = augment_benchmark(more, engine, options, journal=journal)
+    assert [r.problem for r in again[:2]] == [r.problem for r in done]  # read back, not recomputed
+    assert len(journal.read_text().splitlines()) == 4  # 2 + the torn line + the one new problem
+    changed = AugmentOptions(per_problem=21, reduce=False)
+    augment_benchmark(first[:1], engine, changed, journal=journal)
+    assert len(journal.read_text().splitlines()) == 5  # other options: computed again
+
+
 # ------------------------------------------------------------------ CLI and bench
 
 

@@ -522,9 +522,12 @@ class Journal:
         self.lock = threading.Lock()
         self.done: dict[str, AugmentResult] = {}
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            text = self.path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
-            lines = []
+            text = ""
+        lines = text.splitlines()
+        # A torn last line must not swallow the next record appended after it.
+        self.torn = bool(text) and not text.endswith("\n")
         for line in lines:
             try:
                 row = json.loads(line)
@@ -535,6 +538,8 @@ class Journal:
     def add(self, key: str, result: AugmentResult) -> None:
         line = json.dumps({"key": key, "result": result.to_json()}) + "\n"
         with self.lock, space_for(self.path):
+            if self.torn:
+                line, self.torn = "\n" + line, False
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write(line)
@@ -593,9 +598,16 @@ def augment_benchmark(
                 on_result(result)
             advance(1)
 
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
             for future in [pool.submit(one, index) for index in todo]:
                 future.result()
+        except BaseException:
+            # An interrupt (or a full disk under the journal) stops now: problems not started are
+            # dropped, finished ones are in the journal for the rerun.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     return [result for result in results if result is not None]
 
 
