@@ -90,12 +90,31 @@ def read_exact(fd: int, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
+# A zero length header is the host's "stop this job" (see ``take_cancel``); between jobs it is skipped.
+CANCEL = b"\0\0\0\0"
+
+
 def read_message() -> dict | None:
-    header = read_exact(PROTO_IN, 4)
-    if header is None:
-        return None
-    body = read_exact(PROTO_IN, struct.unpack(">I", header)[0])
+    while True:
+        header = read_exact(PROTO_IN, 4)
+        if header is None:
+            return None
+        size = struct.unpack(">I", header)[0]
+        if size:  # a zero size is a cancel that came after its job had already ended
+            break
+    body = read_exact(PROTO_IN, size)
     return None if body is None else json.loads(body)
+
+
+def take_cancel() -> None:
+    """Consume the host's cancel, which arrived while a job ran: the caller then ends the job.
+
+    The host sends nothing else while a job runs (its next request waits for
+    this one's reply), so anything but a cancel (or end of file: the host is
+    gone, and the next ``read_message`` says so) means the framing is lost.
+    """
+    if read_exact(PROTO_IN, 4) not in (None, CANCEL):
+        os._exit(3)
 
 
 def write_frame(kind: bytes, payload: bytes | memoryview) -> None:
@@ -287,6 +306,9 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
     emit({"ready": True})
     clock = time.perf_counter
     trace = Coverage() if job.get("trace") else None
+    # Without per-test details the first failing test decides: a raise ends the run here, a
+    # wrong answer (which only the host can tell) when the host cancels the job.
+    stop_on_error = bool(job.get("first_failure"))
     for index, raw in enumerate(inputs):
         args = values.decode(raw)
         started = clock()
@@ -301,6 +323,8 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
             if trace is not None:
                 trace.stop()
             emit({"i": index, "s": "error", "t": elapsed, "e": describe(exc)})
+            if stop_on_error:
+                break
             continue
         covered = trace.stop() if trace is not None else None
         try:
@@ -310,6 +334,8 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
             emit(line)
         except BaseException as exc:  # noqa: BLE001
             emit({"i": index, "s": "error", "t": elapsed, "e": "output cannot be encoded: " + describe(exc)})
+            if stop_on_error:
+                break
     emit({"end": True})
     os._exit(0)
 
@@ -591,13 +617,20 @@ def run_function_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
     deadline = time.monotonic() + job["setup_time"]
     selector = selectors.DefaultSelector()
     selector.register(rfd, selectors.EVENT_READ)
+    if job.get("first_failure"):
+        selector.register(PROTO_IN, selectors.EVENT_READ)
     while lines < total + 2:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             outcome["timed_out"] = True
             break
-        if not selector.select(remaining):
+        events = selector.select(remaining)
+        if not events:
             continue
+        if any(key.fd == PROTO_IN for key, _ in events):
+            take_cancel()
+            outcome["cancelled"] = True
+            break
         size = relay.read(rfd)
         if not size:
             break
@@ -621,7 +654,12 @@ def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
     """One child per input; its stdout ("O") and stderr ("E") are relayed, then a "T" frame per test."""
     budget = job["limits"]["output"]
     outcome = {"violation": None, "timeout_in": None}
+    first_failure = bool(job.get("first_failure"))
     for index, text in enumerate(job["inputs"]):
+        if first_failure and index and _host_spoke():
+            take_cancel()
+            outcome["cancelled"] = True
+            break
         limit = job["timeouts"][index] + job["setup_time"]
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -695,7 +733,16 @@ def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
         ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
         test = {"i": index, "t": elapsed, "ok": ok, "exit": describe_exit(status)}
         write_frame(b"T", json.dumps(test).encode())
+        if first_failure and not ok:
+            break
     return outcome
+
+
+def _host_spoke() -> bool:
+    """Whether the host wrote something (a cancel) since the job began; never waits."""
+    with selectors.DefaultSelector() as selector:
+        selector.register(PROTO_IN, selectors.EVENT_READ)
+        return bool(selector.select(0))
 
 
 def forbid_sysv_ipc() -> None:

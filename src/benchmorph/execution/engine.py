@@ -23,8 +23,9 @@ from benchmorph.data.storage import space_for, write_text_atomic
 from benchmorph.execution.compare import show_value
 from benchmorph.execution.limits import REFERENCE_LIMITS, TRACE_LIMITS, Limits
 from benchmorph.execution.pool import WorkerPool
+from benchmorph.execution.replies import StreamWatch
 from benchmorph.execution.sandbox import isolation_mode
-from benchmorph.execution.verdicts import build_verdict, oracle_accepts
+from benchmorph.execution.verdicts import FirstFailure, build_verdict, oracle_accepts
 
 # Bump when the way references are run or measured changes: old cache entries then miss.
 REFERENCE_PROTOCOL = 2
@@ -131,8 +132,17 @@ class Engine:
         limits: Limits | None = None,
         isolation: str | None = None,
         cache_root: Path | None = None,
+        test_details: bool = True,
     ) -> None:
+        """``test_details=False``: ``evaluate`` stops each sample at its first failing test.
+
+        The verdict's status is the same either way (the first test that does
+        not pass decides it); only the per-test table is left out, and the
+        tests after a failure are not run, which is most of the time spent on
+        wrong answers.  Validation (mutant kills) needs every test: the default.
+        """
         self.limits = limits or Limits()
+        self.test_details = test_details
         self._workers = workers
         self._isolation = isolation
         self._pool: WorkerPool | None = None
@@ -405,17 +415,29 @@ class Engine:
         raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
         verdicts: list[Verdict | None] = [None] * len(jobs)
         isolation = self.isolation
+        details = self.test_details
+        judges: list[FirstFailure | None] = [None] * len(jobs)
+        if not details:
+            for job, _inputs, _budget in raw:
+                job["first_failure"] = True
+
+        def watch(index: int) -> StreamWatch:
+            judge = judges[index] = FirstFailure(jobs[index].problem)
+            return StreamWatch(jobs[index].problem.kind, len(jobs[index].problem.tests), judge)
 
         def done(index: int, reply: dict[str, Any]) -> None:
             job = jobs[index]
-            verdict = build_verdict(job.problem, reply, job.task_id, job.index, isolation)
+            judge = judges[index]
+            judged = judge.judged if judge is not None else None
+            verdict = build_verdict(job.problem, reply, job.task_id, job.index, isolation, details, judged)
+            judges[index] = None
             verdicts[index] = verdict
             if on_verdict:
                 on_verdict(index, verdict)
             if progress:
                 progress(1)
 
-        self.pool.map(raw, done)
+        self.pool.map(raw, done, None if details else watch)
         return [verdict for verdict in verdicts if verdict is not None]
 
     def run_outputs(self, problem: Problem, codes: Sequence[str]) -> list[RunOutputs]:
@@ -468,6 +490,8 @@ class Engine:
         """
         sandbox = list(sandbox) if sandbox is not None else [self.isolation, self.pool.memory_mode]
         payload = [self._problem_key(job.problem), job.code, self.limits.__dict__, sandbox]
+        if not self.test_details:  # a verdict without the per-test table must not stand in for one with it
+            payload.append("first-failure")
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
     def _problem_key(self, problem: Problem) -> str:

@@ -15,6 +15,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 
 from benchmorph.execution.cgroups import detect as detect_cgroups
+from benchmorph.execution.replies import StreamWatch
 from benchmorph.execution.sandbox import WorkerCrashed, WorkerProcess, isolation_mode
 
 
@@ -43,16 +44,26 @@ class WorkerPool:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def submit_one(self, job: dict[str, Any], inputs: list[Any], timeout: float) -> dict[str, Any]:
-        """Run one job on an idle worker; returns the worker's reply or ``{"crashed": reason}``."""
+    def submit_one(
+        self, job: dict[str, Any], inputs: list[Any], timeout: float, watch: StreamWatch | None = None
+    ) -> dict[str, Any]:
+        """Run one job on an idle worker; returns the worker's reply or ``{"crashed": reason}``.
+
+        ``watch`` sees the results as they stream and may stop the job early (``StreamWatch``).
+        """
         worker = self._idle.get()
         try:
-            return self._run(worker, job, inputs, timeout)
+            return self._run(worker, job, inputs, timeout, watch)
         finally:
             self._idle.put(worker)
 
     def _run(
-        self, worker: WorkerProcess, job: dict[str, Any], inputs: list[Any], timeout: float
+        self,
+        worker: WorkerProcess,
+        job: dict[str, Any],
+        inputs: list[Any],
+        timeout: float,
+        watch: StreamWatch | None = None,
     ) -> dict[str, Any]:
         key = job.get("inputs_key")
         message = dict(job)
@@ -60,7 +71,7 @@ class WorkerPool:
             message["inputs"] = inputs
         for _attempt in range(2):
             try:
-                reply = worker.request(message, timeout)
+                reply = worker.request(message, timeout, watch)
             except WorkerCrashed as exc:
                 return {"crashed": str(exc)}
             if reply.get("need_inputs"):
@@ -75,14 +86,18 @@ class WorkerPool:
         self,
         jobs: Iterable[tuple[dict[str, Any], list[Any], float]],
         on_done: Callable[[int, dict[str, Any]], None] | None = None,
+        watch: Callable[[int], StreamWatch | None] | None = None,
     ) -> list[dict[str, Any]]:
-        """Run (job, inputs, timeout) triples in parallel; replies come back in input order."""
+        """Run (job, inputs, timeout) triples in parallel; replies come back in input order.
+
+        ``watch(index)``, when given, makes the job's ``StreamWatch`` (see ``submit_one``).
+        """
         jobs = list(jobs)
         replies: list[dict[str, Any] | None] = [None] * len(jobs)
 
         def run(index: int) -> None:
             job, inputs, timeout = jobs[index]
-            replies[index] = self.submit_one(job, inputs, timeout)
+            replies[index] = self.submit_one(job, inputs, timeout, watch(index) if watch else None)
             if on_done is not None:
                 on_done(index, replies[index])
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 
 MAX_ERROR = 400
 # values.encode refuses anything nested deeper, so no honest output is.
@@ -48,20 +49,7 @@ def stdin_reply(summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:
         elif kind == b"C":
             cov.append(payload)
         elif kind == b"T":
-            test = json.loads(payload)
-            stdout = b"".join(out).decode("utf-8", "replace")
-            stderr = b"".join(err).decode("utf-8", "replace")[-MAX_ERROR:]
-            if test["ok"]:
-                results.append({"i": test["i"], "s": "ok", "t": test["t"], "o": stdout})
-                if cov:
-                    covered = clean_coverage(parse_record(b"".join(cov)))
-                    if covered is not None:
-                        results[-1]["c"] = covered
-            else:
-                message = test["exit"] + (": " + stderr.strip() if stderr.strip() else "")
-                results.append(
-                    {"i": test["i"], "s": "error", "t": test["t"], "e": message[:MAX_ERROR], "o": stdout}
-                )
+            results.append(stdin_result(json.loads(payload), out, err, cov))
             out, err, cov = [], [], []
     results += [None] * (summary["total"] - len(results))
     return {
@@ -74,6 +62,111 @@ def stdin_reply(summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:
         "id": summary.get("id"),
         "wall": summary.get("wall"),
     }
+
+
+def stdin_result(test: dict, out: list[bytes], err: list[bytes], cov: list[bytes]) -> dict:
+    """One stdin test's result record, from the worker's "T" frame and the bytes relayed before it."""
+    stdout = b"".join(out).decode("utf-8", "replace")
+    if test["ok"]:
+        result = {"i": test["i"], "s": "ok", "t": test["t"], "o": stdout}
+        if cov:
+            covered = clean_coverage(parse_record(b"".join(cov)))
+            if covered is not None:
+                result["c"] = covered
+        return result
+    stderr = b"".join(err).decode("utf-8", "replace")[-MAX_ERROR:]
+    message = test["exit"] + (": " + stderr.strip() if stderr.strip() else "")
+    return {"i": test["i"], "s": "error", "t": test["t"], "e": message[:MAX_ERROR], "o": stdout}
+
+
+class StreamWatch:
+    """Hands each test's result to ``judge`` as the worker relays it, so a job can stop at a failure.
+
+    ``judge(index, record)`` gets the records ``assemble_reply`` will hold for
+    tests 0, 1, 2, ... (checked the same way, in the same order) and returns
+    False to stop: ``feed`` then returns False and the host cancels the job.
+    Anything out of place ends the watching quietly; the reply assembled at the
+    end of the job is what decides, this only decides when to stop early.
+    """
+
+    def __init__(self, kind: object, total: int, judge: Callable[[int, dict], bool]) -> None:
+        self.kind = kind
+        self.total = total
+        self.judge = judge
+        self.watching = True
+        self.stopped = False  # the judge asked to stop
+        self._partial = b""
+        self._ready = False
+        self._next = 0
+        self._out: list[bytes] = []
+        self._err: list[bytes] = []
+        self._cov: list[bytes] = []
+
+    def feed(self, frame: bytes, payload: bytes) -> bool:
+        """Take one relayed frame; False when the judge asked to stop (reported once)."""
+        if not self.watching:
+            return True
+        if self.kind == "stdin":
+            return self._feed_stdin(frame, payload)
+        if frame != b"D":
+            return True
+        lines = (self._partial + payload).split(b"\n")
+        self._partial = lines.pop()
+        for line in lines:
+            if not self._take_line(line):
+                return not self.stopped
+        return True
+
+    def _take_line(self, line: bytes) -> bool:
+        """One line of a function job's stream; False when watching ends here."""
+        record = parse_record(line)
+        if record is None or "setup_error" in record or record.get("end") is True:
+            self.watching = False
+            return False
+        if record.get("ready") is True and not self._ready:
+            self._ready = True
+            return True
+        index = self._next
+        if not (self._ready and index < self.total and type(record.get("i")) is int and record["i"] == index):
+            self.watching = False
+            return False
+        clean = clean_result(record, index)
+        if clean is None:
+            self.watching = False
+            return False
+        self._next += 1
+        return self._judge(index, clean)
+
+    def _feed_stdin(self, frame: bytes, payload: bytes) -> bool:
+        if frame == b"O":
+            self._out.append(payload)
+        elif frame == b"E":
+            self._err.append(payload)
+        elif frame == b"C":
+            self._cov.append(payload)
+        elif frame == b"T":
+            test = parse_record(payload)
+            self._out, out = [], self._out
+            self._err, err = [], self._err
+            self._cov, cov = [], self._cov
+            if test is None or test.get("i") != self._next or self._next >= self.total:
+                self.watching = False
+                return True
+            try:
+                record = stdin_result(test, out, err, cov)
+            except (KeyError, TypeError):
+                self.watching = False
+                return True
+            self._next += 1
+            return self._judge(self._next - 1, record)
+        return True
+
+    def _judge(self, index: int, record: dict) -> bool:
+        if self.judge(index, record):
+            return True
+        self.watching = False
+        self.stopped = True
+        return False
 
 
 def function_reply(summary: dict, stream: bytes) -> dict:

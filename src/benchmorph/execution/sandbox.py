@@ -25,7 +25,10 @@ from pathlib import Path
 
 from benchmorph.data import values as values_module
 from benchmorph.execution.cgroups import CgroupSupport, SampleCgroup
-from benchmorph.execution.replies import assemble_reply
+from benchmorph.execution.replies import StreamWatch, assemble_reply
+
+# Written to a worker while it runs a job: end it now (a zero length, which no request has).
+CANCEL = b"\0\0\0\0"
 
 WORKER_SCRIPT = Path(__file__).with_name("_worker.py")
 VALUES_SCRIPT = Path(values_module.__file__)
@@ -335,12 +338,14 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def request(self, message: dict, timeout: float) -> dict:
+    def request(self, message: dict, timeout: float, watch: StreamWatch | None = None) -> dict:
         """Send one job and wait for its reply; any failure kills the worker and raises WorkerCrashed.
 
         The code travels apart from the JSON header (the worker keeps it out
         of its heap), and the reply comes back as relayed child bytes that
-        are parsed and checked here (``assemble_reply``).
+        are parsed and checked here (``assemble_reply``).  ``watch`` sees the
+        bytes as they come; when it asks to stop, the worker is told to end
+        the job (``CANCEL``), and the reply then holds the results so far.
         """
         if not self.alive():
             self.start()
@@ -367,6 +372,9 @@ class WorkerProcess:
                     summary = json.loads(payload)
                     break
                 frames.append((head[:1], payload))
+                if watch is not None and not watch.feed(head[:1], payload):
+                    self.proc.stdin.write(CANCEL)
+                    self.proc.stdin.flush()
         except (OSError, ValueError, WorkerCrashed) as exc:
             code_status = self.proc.poll()
             self.stop()

@@ -6,6 +6,7 @@ sandbox never sees.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from benchmorph.data import values
@@ -60,6 +61,46 @@ def judge_record(problem: Problem, test_index: int, record: dict[str, Any]) -> T
     return TestResult(index=test_index, status="pass" if ok else "fail", time=elapsed, diff=diff)
 
 
+def judge_result(problem: Problem, test_index: int, record: dict[str, Any]) -> TestResult | None:
+    """One test's result record judged: None when it passed, else the failing TestResult; never raises.
+
+    The cheap form of ``judge_record`` for runs without per-test details:
+    a pass builds nothing.
+    """
+    if record.get("s") != "ok":
+        return TestResult(
+            index=test_index, status="error", time=record.get("t"), error=str(record.get("e", "error"))[:400]
+        )
+    try:
+        output = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
+        test = problem.tests[test_index]
+        if problem.kind == "stdin":
+            ok = stdout_match(test.expected, output, problem.atol)
+        elif problem.oracle:
+            ok = oracle_accepts(problem, test.input, output, test.expected)
+        else:
+            ok = values_match(test.expected, output, problem.atol, problem.strict_sequences)
+    except Exception:  # noqa: BLE001 - judge_record says why, for the one test that decides
+        return judge_record(problem, test_index, record)
+    return None if ok else judge_record(problem, test_index, record)
+
+
+class FirstFailure:
+    """The judge a ``StreamWatch`` calls without per-test details: stop at the first test that does not pass.
+
+    Keeps what it judged, so ``build_verdict`` does not judge those tests again.
+    """
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.judged: dict[int, TestResult | None] = {}
+
+    def __call__(self, index: int, record: dict[str, Any]) -> bool:
+        result = judge_result(self.problem, index, record)
+        self.judged[index] = result
+        return result is None
+
+
 def _overall(tests: list[TestResult]) -> str:
     for result in tests:
         if result.status != "pass":
@@ -68,17 +109,32 @@ def _overall(tests: list[TestResult]) -> str:
 
 
 def build_verdict(
-    problem: Problem, reply: dict[str, Any], task_id: str, index: int, isolation: str
+    problem: Problem,
+    reply: dict[str, Any],
+    task_id: str,
+    index: int,
+    isolation: str,
+    details: bool = True,
+    judged: dict[int, TestResult | None] | None = None,
 ) -> Verdict:
+    """The verdict on one sample from its worker reply.
+
+    With ``details`` every test's result is kept (``tests``, one per test).
+    Without, the first test that did not pass decides, as it does with
+    details, and is the only one kept; ``passed`` then counts the tests
+    before it.  ``judged`` holds tests a ``FirstFailure`` already judged.
+    """
     total = len(problem.tests)
     wall = float(reply.get("wall") or 0.0)
 
-    def verdict(status: str, tests: list[TestResult], error: str | None) -> Verdict:
+    def verdict(
+        status: str, tests: list[TestResult], error: str | None, passed: int | None = None
+    ) -> Verdict:
         return Verdict(
             task_id=task_id,
             index=index,
             status=status,  # type: ignore[arg-type]
-            passed=sum(1 for t in tests if t.status == "pass"),
+            passed=sum(1 for t in tests if t.status == "pass") if passed is None else passed,
             total=total,
             tests=tests,
             time=wall,
@@ -87,6 +143,8 @@ def build_verdict(
         )
 
     def whole(status: str, error: str) -> Verdict:
+        if not details:
+            return verdict(status, [], error)
         return verdict(status, [TestResult(index=i, status="not-run") for i in range(total)], error)
 
     if "crashed" in reply:
@@ -98,6 +156,8 @@ def build_verdict(
     if reply.get("timeout_in") == "setup":
         return whole("timeout", "solution did not finish loading in time")
 
+    if not details:
+        return _first_failure_verdict(problem, reply, judged or {}, verdict)
     tests: list[TestResult] = []
     records = reply.get("results") or []
     for i in range(total):
@@ -131,3 +191,39 @@ def build_verdict(
         first = next(t for t in tests if t.status != "pass")
         error = first.error or first.diff
     return verdict(status, tests, error)
+
+
+def _first_failure_verdict(
+    problem: Problem,
+    reply: dict[str, Any],
+    judged: dict[int, TestResult | None],
+    verdict: Callable[..., Verdict],
+) -> Verdict:
+    """``build_verdict`` without details: judge up to the first test that does not pass, keep only that one.
+
+    Its status and error are what the full table would give: the full
+    table's status is also its first non-passing test's (``_overall``).
+    """
+    records = reply.get("results") or []
+    decisive: TestResult | None = None
+    passed = 0
+    for i in range(len(problem.tests)):
+        record = records[i] if i < len(records) else None
+        if record is None:
+            if reply.get("timeout_in") == i:
+                decisive = TestResult(index=i, status="timeout", error="time limit exceeded")
+            else:
+                decisive = TestResult(index=i, status="not-run")
+            break
+        decisive = judged[i] if i in judged else judge_result(problem, i, record)
+        if decisive is not None:
+            break
+        passed += 1
+    if reply.get("violation"):
+        return verdict("sandbox-violation", [decisive] if decisive else [], str(reply["violation"]), passed)
+    if decisive is None:
+        return verdict("pass", [], None, passed)
+    if decisive.status == "not-run":
+        error = f"solution stopped before running every test ({reply.get('exit') or 'no result'})"
+        return verdict("error", [decisive], error, passed)
+    return verdict(decisive.status, [decisive], decisive.error or decisive.diff, passed)
