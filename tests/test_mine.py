@@ -314,3 +314,34 @@ def test_second_review_findings_are_fixed_or_held(
     assert rules["Mbpp/75"] == ("find_tuples", "quantifier:all>any")
     assert rules["Mbpp/7"] == ("find_char_long", "count-bound:4>5")
     assert "Mbpp/270" not in rules
+
+
+@pytest.mark.slow
+def test_third_review_findings(
+    engine: Engine, mbpp: dict[str, Problem], humaneval_problems: dict[str, Problem]
+) -> None:
+    """The third blind review's findings (docs/review.md), each on the real problem it was found in."""
+    he = mine([humaneval_problems[i] for i in ("HumanEval/69", "HumanEval/149")], engine)
+    by_parent = {v.parent_id: v for v in he.variants}
+    # HumanEval/69 promises positive integers: an added test stays inside what the inherited inputs show.
+    assert all(t.origin != "mutation" for t in by_parent["HumanEval/69"].tests)
+    assert all(x > 0 for t in by_parent["HumanEval/69"].tests for x in t.input[0])
+    # HumanEval/149: sorted() without key=len passed every inherited test; the probe adds one it fails.
+    added = [t for t in by_parent["HumanEval/149"].tests if t.origin == "mutation"]
+    assert added
+    assert any(
+        sorted(t.input[0]) != t.expected and sorted(s for s in t.input[0] if len(s) % 2) != t.expected
+        for t in added
+    )
+    # Mbpp/805 "the list whose sum is the lowest": tests whose answer only the unstated tie-break decides
+    # leave the variant, so every reading that follows the text passes.
+    mb = mine([mbpp["Mbpp/805"]], engine)
+    (variant,) = mb.variants
+    assert variant.provenance["tie_tests_dropped"] >= 1
+    for test in variant.tests:
+        lists = test.input[0]
+        lowest = min(sum(x) for x in lists) if lists else None
+        assert (
+            sum(1 for x in lists if sum(x) == lowest) <= 1
+            or len({repr(x) for x in lists if sum(x) == lowest}) == 1
+        )

@@ -10,8 +10,6 @@ import typer
 from rich.table import Table
 
 from benchmorph.cli.shared import SandboxOption, WorkersOption, app, fail, make_engine, out_console
-from benchmorph.evaluation.rundir import load_run
-from benchmorph.evaluation.sensitivity import pair_runs, sensitivity
 
 
 @app.command("sensitivity")
@@ -22,6 +20,9 @@ def sensitivity_command(
     sandbox: SandboxOption = None,
 ) -> None:
     """Per model: pass@1 on originals vs their variants, the paired 2x2, and answered-the-original failures."""
+    from benchmorph.evaluation.rundir import load_run
+    from benchmorph.evaluation.sensitivity import pair_runs, sensitivity
+
     loaded = [load_run(path) for path in runs]
     pairs = pair_runs(loaded)
     if not pairs:

@@ -6,7 +6,6 @@ never a traceback (InputError carries file, line and field).
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -43,14 +42,6 @@ from benchmorph.cli.shared import (
     show_report_files,
     summary_table,
 )
-from benchmorph.data.errors import DiskFull, InputError
-from benchmorph.data.registry import available_benchmarks, load_benchmark
-from benchmorph.data.samples import read_samples
-from benchmorph.data.storage import disk_full
-from benchmorph.evaluation.demo import MinedVariants, PairedRuns, SandboxTour, demo_steps
-from benchmorph.evaluation.runs import evaluate_run
-from benchmorph.execution.sandbox import SandboxUnavailable
-from benchmorph.report.files import write_report
 
 
 @app.command()
@@ -77,6 +68,10 @@ def evaluate(
     test_details: TestDetailsOption = False,
 ) -> None:
     """Run samples against a benchmark in the sandbox; write results.jsonl and summary.json."""
+    from benchmorph.data.registry import load_benchmark
+    from benchmorph.data.samples import read_samples
+    from benchmorph.evaluation.runs import evaluate_run
+
     bench = load_benchmark(benchmark, data)
     sample_list, warnings = read_samples(samples, bench.by_id())
     for warning in warnings:
@@ -102,6 +97,8 @@ def evaluate(
 @app.command()
 def datasets() -> None:
     """List the benchmarks benchmorph can load by name."""
+    from benchmorph.data.registry import available_benchmarks
+
     table = Table(title="benchmarks")
     for column in ("name", "problems", "kinds", "data", "description"):
         table.add_column(column)
@@ -128,6 +125,9 @@ def demo(
     ] = True,
 ) -> None:
     """Offline tour: the sandbox on HumanEval, mined counterfactuals, three models on both, an HTML report."""
+    from benchmorph.evaluation.demo import MinedVariants, PairedRuns, SandboxTour, demo_steps
+    from benchmorph.report.files import write_report
+
     models = ("reference", "original", *(["local"] if local else []))
     run_dirs: list[Path] = []
     with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine:
@@ -164,17 +164,33 @@ def demo(
 def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
-    except (InputError, SandboxUnavailable) as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(2)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)
-    except (DiskFull, OSError, sqlite3.Error) as exc:
+    except Exception as exc:
+        _exit_on_user_error(exc)
+        raise
+
+
+def _exit_on_user_error(exc: Exception) -> None:
+    """An error the user can cause ends as one red line and a non-zero exit; any other goes on up.
+
+    The classes are imported here, once something was raised, so that start-up does not pay for them.
+    """
+    import sqlite3
+
+    from benchmorph.data.errors import DiskFull, InputError
+    from benchmorph.data.storage import disk_full
+    from benchmorph.execution.sandbox import SandboxUnavailable
+
+    if isinstance(exc, InputError | SandboxUnavailable):
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    if isinstance(exc, DiskFull | OSError | sqlite3.Error):
         # A full disk is the user's to fix, not a bug: one line naming the file, no traceback.
         # Writes raise DiskFull with the file; a bare ENOSPC from anywhere else names what it can.
         full = disk_full(exc, getattr(exc, "filename", None) or "a file benchmorph writes")
         if full is None:
-            raise
+            return
         console.print(f"[bold red]error:[/] {full}", highlight=False, soft_wrap=True)
         sys.exit(1)

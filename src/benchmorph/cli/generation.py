@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -23,9 +23,11 @@ from benchmorph.cli.shared import (
     show_notice,
     summary_table,
 )
-from benchmorph.data.registry import load_benchmark, select_problems
-from benchmorph.evaluation.runs import ModelAccess, generate_run, run_benchmark
-from benchmorph.models import GenerationParams, LLMCache, RetryPolicy, parse_spec
+
+if TYPE_CHECKING:
+    from benchmorph.evaluation.runs import ModelAccess
+    from benchmorph.models import GenerationParams
+
 
 ModelOption = Annotated[
     str,
@@ -79,6 +81,9 @@ def generation_options(
     cache_path: Path | None,
 ) -> tuple[GenerationParams, ModelAccess]:
     """What to sample and how to reach the model, from the options `generate` and `run` both take."""
+    from benchmorph.evaluation.runs import ModelAccess
+    from benchmorph.models import GenerationParams, RetryPolicy
+
     return (
         GenerationParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed),
         ModelAccess(
@@ -115,6 +120,9 @@ def generate(
     data: DataOption = None,
 ) -> None:
     """Ask a model for samples; writes EvalPlus-compatible JSONL (solution + raw text). Resumable."""
+    from benchmorph.data.registry import load_benchmark, select_problems
+    from benchmorph.evaluation.runs import generate_run
+
     bench = load_benchmark(benchmark, data)
     problems = select_problems(bench.problems, limit, tasks, field="--tasks")
     params, access = generation_options(
@@ -155,6 +163,9 @@ def run(
     test_details: TestDetailsOption = False,
 ) -> None:
     """Generate samples with a model, then evaluate them: samples.jsonl, results.jsonl, summary.json."""
+    from benchmorph.data.registry import load_benchmark, select_problems
+    from benchmorph.evaluation.runs import run_benchmark
+
     bench = load_benchmark(benchmark, data)
     problems = select_problems(bench.problems, limit, tasks, field="--tasks")
     params, access = generation_options(
@@ -184,6 +195,8 @@ app.add_typer(cache_app, name="cache")
 @cache_app.command("stats")
 def cache_stats(cache_path: CachePathOption = None) -> None:
     """Answers and embeddings cached per model, and the file's size."""
+    from benchmorph.models import LLMCache
+
     with LLMCache(cache_path) as llm_cache:
         stats = llm_cache.stats()
     table = Table(title=f"LLM cache: {stats.path} ({stats.bytes / 1e6:.1f} MB)")
@@ -204,6 +217,8 @@ def cache_clear(
     cache_path: CachePathOption = None,
 ) -> None:
     """Delete cached answers and embeddings (all, or one model's)."""
+    from benchmorph.models import LLMCache, parse_spec
+
     identity = parse_spec(model).identity() if model else None
     with LLMCache(cache_path) as llm_cache:
         removed = llm_cache.clear(identity)

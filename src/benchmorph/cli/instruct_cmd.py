@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -19,15 +19,17 @@ from benchmorph.cli.shared import (
     out_console,
     progress,
 )
-from benchmorph.data.errors import InputError
-from benchmorph.data.registry import load_benchmark
-from benchmorph.instruct.decontaminate import DEFAULT_COSINE, DEFAULT_N, decontaminate
-from benchmorph.instruct.difficulty import HEURISTIC, PERCENTILES, score_pairs
-from benchmorph.instruct.export import EXPORT_FORMATS, Format, export_dataset, mix_datasets, parse_ratios
-from benchmorph.instruct.pairs import PairsReport, make_pairs
-from benchmorph.instruct.read import read_instructions
-from benchmorph.instruct.records import read_pairs, write_pairs
-from benchmorph.models import GenerationParams, LLMCache, RetryPolicy
+
+# Option defaults, the library's own values (tests/test_cli_startup.py checks they match):
+# importing their modules here would cost every command's start-up.
+DEFAULT_COSINE = 0.95  # benchmorph.instruct.decontaminate.DEFAULT_COSINE
+DEFAULT_N = 10  # benchmorph.instruct.decontaminate.DEFAULT_N
+HEURISTIC = "heuristic"  # benchmorph.instruct.difficulty.HEURISTIC
+
+if TYPE_CHECKING:
+    from benchmorph.instruct.export import Format
+    from benchmorph.instruct.pairs import PairsReport
+
 
 instruct_app = typer.Typer(
     help="CTF-Instruct: counterfactual training pairs from code instruction data.", no_args_is_help=True
@@ -51,6 +53,8 @@ def read_command(
     limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
 ) -> None:
     """Read instruction data and show what was found: formats, code, tests."""
+    from benchmorph.instruct.read import read_instructions
+
     samples = read_instructions(data, limit)
     formats = Counter(sample.format for sample in samples)
     table = Table(title=f"{data}: {len(samples)} samples")
@@ -112,6 +116,11 @@ def pairs_command(
     memory_mb: MemoryOption = None,
 ) -> None:
     """A counterfactual instruction and solution per sample: minimal wording change, large code change."""
+    from benchmorph.instruct.pairs import make_pairs
+    from benchmorph.instruct.read import read_instructions
+    from benchmorph.instruct.records import write_pairs
+    from benchmorph.models import GenerationParams, LLMCache, RetryPolicy
+
     samples = read_instructions(data, limit)
     params = GenerationParams(temperature=temperature, max_tokens=max_tokens, seed=seed)
     with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine, LLMCache(cache_path) as cache:
@@ -134,6 +143,8 @@ def pairs_command(
 
 def parse_data_options(values: list[str]) -> dict[str, Path]:
     """``--data NAME=PATH`` (repeatable): local copies of benchmarks named in ``--against``."""
+    from benchmorph.data.errors import InputError
+
     found: dict[str, Path] = {}
     for value in values:
         name, sep, path = value.partition("=")
@@ -165,6 +176,12 @@ def decontaminate_command(
     cache_path: CachePath = None,
 ) -> None:
     """Drop pairs that share an n-gram (or, with --embedder, a near embedding) with a benchmark problem."""
+    from benchmorph.data.errors import InputError
+    from benchmorph.data.registry import load_benchmark
+    from benchmorph.instruct.decontaminate import decontaminate
+    from benchmorph.instruct.records import read_pairs, write_pairs
+    from benchmorph.models import LLMCache
+
     pairs = read_pairs(pairs_file)
     paths = parse_data_options(data or [])
     names = [name.strip() for name in against.split(",") if name.strip()]
@@ -201,6 +218,8 @@ def decontaminate_command(
 
 
 def print_table2(table: dict[str, dict[int, float | None]]) -> None:
+    from benchmorph.instruct.difficulty import PERCENTILES
+
     shown = Table(
         title="Table 2: similarity of the solutions (share >= value), difficulty difference (share <= value)"
     )
@@ -225,6 +244,10 @@ def score_command(
     cache_path: CachePath = None,
 ) -> None:
     """Difficulty 1-5 of both sides of each pair, and the paper's Table 2."""
+    from benchmorph.instruct.difficulty import score_pairs
+    from benchmorph.instruct.records import read_pairs, write_pairs
+    from benchmorph.models import LLMCache
+
     pairs = read_pairs(pairs_file)
     with LLMCache(cache_path) as cache:
         report = score_pairs(pairs, scorer, cache, progress=progress, concurrency=concurrency)
@@ -242,6 +265,9 @@ FormatOption = Annotated[
 
 
 def check_format(fmt: str) -> Format:
+    from benchmorph.data.errors import InputError
+    from benchmorph.instruct.export import EXPORT_FORMATS
+
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"--format '{fmt}': use one of {', '.join(EXPORT_FORMATS)}")
     return fmt  # type: ignore[return-value]
@@ -257,6 +283,10 @@ def export_command(
     ),
 ) -> None:
     """Merge the base data with the pairs' counterfactuals and write the training set."""
+    from benchmorph.instruct.export import export_dataset
+    from benchmorph.instruct.read import read_instructions
+    from benchmorph.instruct.records import read_pairs
+
     report = export_dataset(read_pairs(selected), read_instructions(base), check_format(fmt), out)
     for text in report.notes:
         note(text)
@@ -281,6 +311,10 @@ def mix_command(
     ),
 ) -> None:
     """The paper's Figure 4 study: the base data with the counterfactuals mixed in at several ratios."""
+    from benchmorph.instruct.export import mix_datasets, parse_ratios
+    from benchmorph.instruct.read import read_instructions
+    from benchmorph.instruct.records import read_pairs
+
     pairs = read_pairs(selected)
     samples = read_instructions(base)
     mixes = mix_datasets(pairs, samples, parse_ratios(ratios), check_format(fmt), out)

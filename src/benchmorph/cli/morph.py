@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic.fields import FieldInfo
 from rich.table import Table
 
 from benchmorph.cli.shared import (
@@ -20,18 +19,16 @@ from benchmorph.cli.shared import (
     out_console,
     progress,
 )
-from benchmorph.data.errors import InputError
-from benchmorph.data.registry import load_benchmark, select_problems
-from benchmorph.models import LLMCache
-from benchmorph.morph.mine import DEFAULT_EPSILON
-from benchmorph.morph.transform import (
-    MorphContext,
-    MorphReport,
-    get_transform,
-    run_transform,
-    transform_names,
-    write_morph_report,
-)
+
+# Option defaults, the library's own values (tests/test_cli_startup.py checks they match):
+# importing their modules here would cost every command's start-up.
+DEFAULT_EPSILON = 0.13  # benchmorph.morph.mine.DEFAULT_EPSILON
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
+    from benchmorph.morph.transform import MorphReport
+
 
 morph_app = typer.Typer(
     help="Make new, execution-verified benchmarks from existing ones.", no_args_is_help=True
@@ -55,6 +52,10 @@ def run_and_print(
     cache_path: Path | None = None,
 ) -> MorphReport:
     """What every morph command does: load, run the transform, write variants and candidates, print yields."""
+    from benchmorph.data.registry import load_benchmark, select_problems
+    from benchmorph.models import LLMCache
+    from benchmorph.morph.transform import MorphContext, get_transform, run_transform, write_morph_report
+
     transform = get_transform(name)
     bench = load_benchmark(benchmark, data)
     problems = select_problems(bench.problems, limit, tasks, field="--tasks")
@@ -89,6 +90,9 @@ def run_and_print(
 
 def parse_transform_options(name: str, args: list[str]) -> dict[str, Any]:
     """``--field-name value`` / ``--flag`` / ``--field-name=value`` pairs for the transform's own options."""
+    from benchmorph.data.errors import InputError
+    from benchmorph.morph.transform import get_transform
+
     fields: dict[str, FieldInfo] = get_transform(name).Options.model_fields
     parsed: dict[str, Any] = {}
     index = 0
@@ -118,6 +122,8 @@ def parse_transform_options(name: str, args: list[str]) -> dict[str, Any]:
 @morph_app.command("list")
 def list_command() -> None:
     """The registered transforms, their contracts and their options."""
+    from benchmorph.morph.transform import get_transform, transform_names
+
     table = Table(title="transforms (benchmorph morph run NAME BENCH --out V.jsonl [options])")
     for column in ("name", "LLM", "what it makes", "options"):
         table.add_column(column)

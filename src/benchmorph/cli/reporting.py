@@ -16,8 +16,6 @@ from benchmorph.cli.shared import (
     make_engine,
     show_report_files,
 )
-from benchmorph.evaluation.rundir import load_run
-from benchmorph.report.files import write_report
 
 
 @app.command("report")
@@ -30,6 +28,9 @@ def report_command(
     sandbox: SandboxOption = None,
 ) -> None:
     """Leaderboard with CIs, originals vs variants, ranking change and a per-problem drill-down."""
+    from benchmorph.evaluation.rundir import load_run
+    from benchmorph.report.files import write_report
+
     loaded = [load_run(path) for path in runs]  # a bad run directory fails before the sandbox starts
     if not loaded:
         fail("name at least one run directory")

@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from benchmorph.cli.shared import SandboxOption, WorkersOption, app, make_engine, out_console
-from benchmorph.data.errors import InputError
-from benchmorph.data.models import Variant
-from benchmorph.data.native import read_native, write_native
-from benchmorph.data.registry import load_benchmark
-from benchmorph.morph.review import (
-    apply_review,
-    candidates_path,
-    check_rows,
-    export_rows,
-    read_csv,
-    write_csv,
-)
+
+if TYPE_CHECKING:
+    from benchmorph.data.models import Variant
+
 
 review_app = typer.Typer(
     help="Export candidates for human review and import the verdicts.", no_args_is_help=True
@@ -29,6 +21,11 @@ app.add_typer(review_app, name="review")
 
 def _candidates(variants_file: Path) -> list[Variant]:
     """Every candidate: the `.candidates.jsonl` beside the file when there is one, else the file itself."""
+    from benchmorph.data.errors import InputError
+    from benchmorph.data.models import Variant
+    from benchmorph.data.native import read_native
+    from benchmorph.morph.review import candidates_path
+
     source = candidates_path(variants_file)
     records = read_native(source if source.exists() else variants_file)
     variants = [record for record in records if isinstance(record, Variant)]
@@ -39,6 +36,9 @@ def _candidates(variants_file: Path) -> list[Variant]:
 
 def _parent_prompts(variants: list[Variant]) -> dict[str, str]:
     """Parent prompts, from the benchmark the variants came from (when it can be loaded by name)."""
+    from benchmorph.data.errors import InputError
+    from benchmorph.data.registry import load_benchmark
+
     prompts: dict[str, str] = {}
     for benchmark in {str(v.source.get("benchmark")) for v in variants if v.source.get("benchmark")}:
         try:
@@ -54,6 +54,8 @@ def export_command(
     csv_path: Annotated[Path, typer.Option("--csv", help="CSV to write.")] = Path("review.csv"),
 ) -> None:
     """One row per candidate: the paper's annotation columns, both descriptions and a word diff."""
+    from benchmorph.morph.review import export_rows, write_csv
+
     variants = _candidates(variants_file)
     write_csv(csv_path, export_rows(variants, _parent_prompts(variants)))
     out_console.print(f"{len(variants)} candidates -> {csv_path}")
@@ -70,6 +72,9 @@ def import_command(
     sandbox: SandboxOption = None,
 ) -> None:
     """Apply reviewers' labels and corrected solutions (tests re-run); write the accepted CTF variants."""
+    from benchmorph.data.native import write_native
+    from benchmorph.morph.review import apply_review, candidates_path, check_rows, read_csv
+
     variants = _candidates(variants_file)
     rows = read_csv(csv_path)
     check_rows(variants, rows, csv_path)  # a mistyped CSV fails before the sandbox starts

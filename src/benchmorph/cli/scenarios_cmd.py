@@ -10,8 +10,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmorph.cli.shared import app, console, out_console, progress
-from benchmorph.models import GenerationParams, LLMCache, parse_spec
-from benchmorph.morph.scenarios import DedupSettings, find_pool, list_pools, load_or_grow_pool, pools_dir
 
 scenarios_app = typer.Typer(
     help="Scenario pools of the LLM metamorphic generator (`morph run metamorphic --generator SPEC`).",
@@ -37,6 +35,8 @@ def show_command(
     ] = None,
 ) -> None:
     """List the saved pools, or show one pool's scenarios and how it was grown."""
+    from benchmorph.morph.scenarios import find_pool, list_pools, pools_dir
+
     if pool is None:
         pools = list_pools()
         if not pools:
@@ -96,6 +96,9 @@ def grow_command(
 ) -> None:
     """Grow the pool for these settings to --scenarios (or reuse the saved one); a larger target replays
     the cached rounds of a smaller one and continues from there."""
+    from benchmorph.models import GenerationParams, LLMCache, parse_spec
+    from benchmorph.morph.scenarios import DedupSettings, load_or_grow_pool
+
     spec = parse_spec(generator)
     params = GenerationParams(temperature=temperature, max_tokens=max_tokens)
     where: dict[str, object] = {}

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -14,10 +14,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmorph.cli.progress import progress_bar
-from benchmorph.evaluation.runs import Notice
-from benchmorph.execution.engine import Engine
-from benchmorph.execution.limits import Limits
-from benchmorph.report.files import ReportFiles
+
+if TYPE_CHECKING:
+    from benchmorph.evaluation.runs import Notice
+    from benchmorph.execution.engine import Engine
+    from benchmorph.report.files import ReportFiles
+
 
 app = typer.Typer(
     name="benchmorph",
@@ -147,6 +149,9 @@ def make_engine(
     test_details: bool = True,
 ) -> Engine:
     """The engine for a command; the sandbox is checked now, so a command that cannot isolate stops first."""
+    from benchmorph.execution.engine import Engine
+    from benchmorph.execution.limits import Limits
+
     if min_time_limit <= 0 or time_factor <= 0:
         fail("--min-time-limit and --time-factor must be positive")
     limits = Limits(min_time_limit=min_time_limit, time_factor=time_factor)

@@ -22,12 +22,6 @@ from benchmorph.cli.shared import (
     out_console,
     progress,
 )
-from benchmorph.data.native import write_native
-from benchmorph.data.registry import load_benchmark, select_problems
-from benchmorph.models import GenerationParams, LLMCache, RetryPolicy, parse_spec
-from benchmorph.validation.mutation_score import restrict_to_origins, score_suites
-from benchmorph.validation.seed_llm import SeedGenerator
-from benchmorph.validation.testgen import AugmentOptions, augment_benchmark, summarize
 
 tests_app = typer.Typer(
     help="Generate tests for a benchmark and measure test suites by the mutants they kill.",
@@ -94,6 +88,12 @@ def augment_command(
     memory_mb: MemoryOption = None,
 ) -> None:
     """New valid inputs (LLM seeds, type-aware mutation), kept where they add coverage or mutant kills."""
+    from benchmorph.data.native import write_native
+    from benchmorph.data.registry import load_benchmark, select_problems
+    from benchmorph.models import GenerationParams, LLMCache, RetryPolicy, parse_spec
+    from benchmorph.validation.seed_llm import SeedGenerator
+    from benchmorph.validation.testgen import AugmentOptions, augment_benchmark, summarize
+
     bench = load_benchmark(benchmark, data)
     problems = select_problems(bench.problems, limit, tasks, field="--tasks")
     options = AugmentOptions(
@@ -189,6 +189,9 @@ def score_command(
     memory_mb: MemoryOption = None,
 ) -> None:
     """Share of reference mutants each suite kills, its tests per problem and its run time."""
+    from benchmorph.data.registry import load_benchmark, select_problems
+    from benchmorph.validation.mutation_score import restrict_to_origins, score_suites
+
     if mutants == "auto":
         limit_mutants = None
     elif mutants.isdigit() and int(mutants) > 0:

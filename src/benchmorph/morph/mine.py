@@ -36,8 +36,8 @@ from benchmorph.validation import edits
 from benchmorph.validation.distances import description_distance, prose
 from benchmorph.validation.example_check import scan_problem
 from benchmorph.validation.examples import scan_examples
-from benchmorph.validation.quality import AGGREGATE_IDENTITY, Edit
-from benchmorph.validation.ties import tests_with_ties, tie_probe
+from benchmorph.validation.quality import AGGREGATE_IDENTITY, Edit, says_which_wins
+from benchmorph.validation.ties import tests_with_ties, tie_probe, tied_inputs
 
 DEFAULT_EPSILON = 0.13
 
@@ -367,6 +367,37 @@ def _measure_ties(drafts: Sequence[Draft], engine: Engine) -> None:
                 "parent": tests_with_ties(ready[parent_probe]),
                 "variant": tests_with_ties(ready[variant_probe]),
             }
+            _drop_tied_tests(draft, tied_inputs(ready[variant_probe]))
+
+
+def _drop_tied_tests(draft: Draft, tied: list[Any]) -> None:
+    """Tests whose answer only a tie-break the text never states decides leave the variant.
+
+    "The list whose sum is the lowest" says nothing of two lists with the
+    same sum: a test where they meet judges a reading the text leaves open.
+    Without those tests every reading that follows the text passes.  When
+    the text does say which wins, or when dropping would leave under half the
+    tests (or fewer than 3), the tests stay and the ``ties`` check decides.
+    """
+    if not tied or says_which_wins(draft.variant):
+        return
+    keys = {repr(args) for args in tied}
+    kept = [test for test in draft.variant.tests if repr(test.input) not in keys]
+    total = len(draft.variant.tests)
+    if len(kept) < max(3, total / 2):
+        return
+    draft.variant = draft.variant.model_copy(
+        update={
+            "tests": kept,
+            "provenance": {**draft.variant.provenance, "tie_tests_dropped": total - len(kept)},
+        }
+    )
+    draft.extra["ties"] = {
+        **draft.extra["ties"],
+        "tests": len(kept),
+        "variant": 0,
+        "dropped": total - len(kept),
+    }
 
 
 def _with_item(value: Any, target: Any, replacement: Any) -> Iterator[Any]:

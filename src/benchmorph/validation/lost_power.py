@@ -16,6 +16,7 @@ input separates is reported, so the variant can be held for review.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import random
 from collections.abc import Sequence
@@ -25,8 +26,10 @@ from typing import Any
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.compare import values_match
 from benchmorph.execution.engine import Engine, Job
+from benchmorph.validation.edits import node_offsets, node_span, parse
 from benchmorph.validation.input_mutation import mutation_stream
 from benchmorph.validation.mutants import Mutant, mutants
+from benchmorph.validation.ties import tie_able, tie_probe
 from benchmorph.validation.types import infer_signature
 
 MIN_SEARCH = 20
@@ -98,6 +101,8 @@ def restore_test_power(
     if not lost:
         return variant, probe
     candidates = _valid_candidates(variant, parent, engine, budget, seed)
+    free = _tie_free(variant, [args for args, _ in candidates], engine)
+    candidates = [candidate for candidate, ok in zip(candidates, free, strict=True) if ok]
     probe.searched = len(candidates)
     added: list[Any] = []
     for key in lost:
@@ -127,6 +132,104 @@ def restore_test_power(
     return prepared.problems[0], probe
 
 
+def _tie_free(variant: Variant, inputs: list[list[Any]], engine: Engine) -> list[bool]:
+    """Per input: no min/max/sort of the reference meets a tie on it (its answer hinges on no tie-break).
+
+    An added test must judge what the text says; where several different
+    items tie at an extreme, the answer is the reference's tie-break, which
+    the text may never state.
+    """
+    free = [True] * len(inputs)
+    tree = parse(variant.reference)
+    if tree is None or not inputs:
+        return free
+    starts = node_offsets(variant.reference)
+    probes = []
+    for number, node in enumerate(ast.walk(tree)):
+        if isinstance(node, ast.Call) and tie_able(node):
+            span = node_span(variant.reference, node, starts)
+            probe = tie_probe(variant, span, f"{variant.id}#tie-free-{number}") if span else None
+            if probe is not None:
+                tests = [TestCase(input=args) for args in inputs]
+                probes.append(probe.model_copy(update={"tests": tests}))
+    if not probes:
+        return free
+    keys = [repr(args) for args in inputs]
+    ready = {problem.id: problem for problem in engine.prepare(probes).problems}
+    for probe in probes:
+        done = ready.get(probe.id)
+        counts = {repr(t.input): t.expected for t in done.tests if t.has_expected} if done else {}
+        for index, key in enumerate(keys):
+            count = counts.get(key)
+            if type(count) is not int or count > 0:
+                free[index] = False
+    return free
+
+
+class ObservedDomain:
+    """What the inherited inputs never show, per argument: a negative number, a zero, an empty container, a character.
+
+    A description promises its inputs ("a list of positive integers") more
+    often than a contract checks them.  An added test outside what every
+    inherited input kept to may be one the text rules out, and a reader
+    who relies on the promise would fail it; so new inputs stay inside.
+    """
+
+    def __init__(self, seeds: Sequence[Sequence[Any]]) -> None:
+        self.negative: dict[int, bool] = {}
+        self.zero: dict[int, bool] = {}
+        self.empty: dict[int, bool] = {}
+        self.chars: dict[int, set[str]] = {}
+        for args in seeds:
+            for position, value in enumerate(args):
+                self._observe(position, value)
+
+    def _observe(self, position: int, value: Any) -> None:
+        for leaf in _leaves(value):
+            if isinstance(leaf, str):
+                self.chars.setdefault(position, set()).update(leaf)
+            elif isinstance(leaf, int | float) and not isinstance(leaf, bool):
+                self.negative[position] = self.negative.get(position, False) or leaf < 0
+                self.zero[position] = self.zero.get(position, False) or leaf == 0
+            elif isinstance(leaf, _EMPTY):
+                self.empty[position] = True
+
+    def admits(self, args: Sequence[Any]) -> bool:
+        for position, value in enumerate(args):
+            for leaf in _leaves(value):
+                if isinstance(leaf, str):
+                    if not set(leaf) <= self.chars.get(position, set()):
+                        return False
+                elif isinstance(leaf, int | float) and not isinstance(leaf, bool):
+                    if leaf < 0 and not self.negative.get(position, False):
+                        return False
+                    if leaf == 0 and not self.zero.get(position, False):
+                        return False
+                elif isinstance(leaf, _EMPTY) and not self.empty.get(position, False):
+                    return False
+        return True
+
+
+class _Empty:
+    """The leaf an empty container stands for in ``_leaves``."""
+
+
+_EMPTY = _Empty
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The scalars of a nested value, with an ``_Empty()`` for each empty container."""
+    if isinstance(value, dict):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, list | tuple | set | frozenset):
+        items = list(value)
+    else:
+        return [value]
+    if not items:
+        return [_Empty()]
+    return [leaf for item in items for leaf in _leaves(item)]
+
+
 def _valid_candidates(
     variant: Variant, parent: Problem, engine: Engine, budget: int, seed: int
 ) -> list[tuple[list[Any], Any]]:
@@ -136,7 +239,9 @@ def _valid_candidates(
     except Exception:  # noqa: BLE001 - inputs the inference cannot type are simply not mutated
         return []
     seeds: Sequence[list[Any]] = [list(test.input) for test in variant.tests]
-    inputs = list(itertools.islice(mutation_stream(seeds, signature, seed), budget))
+    domain = ObservedDomain(seeds)
+    stream = (args for args in mutation_stream(seeds, signature, seed) if domain.admits(args))
+    inputs = list(itertools.islice(stream, budget))
     if not inputs:
         return []
     ours = engine.run_inputs(variant, inputs)

@@ -55,7 +55,8 @@ def _sites(function: ast.FunctionDef, near_misses: bool = False) -> Iterator[tup
 
     ``near_misses`` adds the misreadings a description leaves room for: a
     constant one lower, ``==`` read as ``>=`` or ``<=``, a filter or one
-    operand of ``and``/``or`` left out.
+    operand of ``and``/``or`` left out, a sort key or direction left out, a
+    case conversion left out, a letter missing from a set of letters.
     """
     for node in ast.walk(function):
         if near_misses:
@@ -72,6 +73,21 @@ def _sites(function: ast.FunctionDef, near_misses: bool = False) -> Iterator[tup
             elif isinstance(node, ast.BoolOp) and len(node.values) > 1:
                 for position in range(len(node.values)):
                     yield "drop-operand", node, position
+            elif isinstance(node, ast.Call):
+                for position, keyword in enumerate(node.keywords):
+                    if keyword.arg in ("key", "reverse"):
+                        yield "drop-keyword", node, position
+                if isinstance(node.func, ast.Attribute) and node.func.attr in _CASE_CALLS and not node.args:
+                    yield "drop-case", node, None
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and 3 <= len(node.value) <= 12
+                and node.value.isalpha()
+                and len(set(node.value)) == len(node.value)
+            ):
+                for position in range(len(node.value)):
+                    yield "drop-char", node, position
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAPS:
             yield "binop-swap", node, None
         elif isinstance(node, ast.Compare):
@@ -92,6 +108,9 @@ def _sites(function: ast.FunctionDef, near_misses: bool = False) -> Iterator[tup
                 )
                 if len(body) > 1 and not docstring:
                     yield "drop-statement", node, position
+
+
+_CASE_CALLS = ("lower", "upper", "casefold")
 
 
 def _widenings(node: ast.Compare, position: int) -> list[type]:
@@ -126,6 +145,13 @@ def _apply(operator: str, node: ast.AST, detail: object) -> None:
         node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()  # type: ignore[attr-defined]
     elif operator == "drop-statement":
         del node.body[detail]  # type: ignore[attr-defined, arg-type]
+    elif operator == "drop-keyword":
+        del node.keywords[detail]  # type: ignore[attr-defined, arg-type]
+    elif operator == "drop-case":
+        node.func = ast.Attribute(value=node.func.value, attr="__str__", ctx=ast.Load())  # type: ignore[attr-defined]
+    elif operator == "drop-char":
+        text = node.value  # type: ignore[attr-defined]
+        node.value = text[:detail] + text[detail + 1 :]  # type: ignore[attr-defined, index, operator]
     elif operator == "off-by-one-down":
         node.value -= 1  # type: ignore[attr-defined]
     elif operator == "compare-widen":

@@ -734,6 +734,11 @@ _SAYS_WHICH = re.compile(
 )
 
 
+def says_which_wins(problem: Problem) -> bool:
+    """The description states a tie-break ("the first one", "if several ...")."""
+    return bool(_SAYS_WHICH.search(edits.description(problem.prompt, problem.entry_point)))
+
+
 @quality_check("ties")
 def ties(item: CheckInput) -> Finding | None:
     """Many more tests where several values tie at the new extreme, and the description does not say which wins.
@@ -749,7 +754,7 @@ def ties(item: CheckInput) -> Finding | None:
     # (MBPP's "sublist having minimum length") does not make its variant publishable.
     if total == 0 or new < max(2, 0.05 * total):
         return None
-    if _SAYS_WHICH.search(edits.description(item.variant.prompt, item.variant.entry_point)):
+    if says_which_wins(item.variant):
         return None
     return Finding(
         "ties",

@@ -14,6 +14,7 @@ compares parent and variant.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.validation.edits import node_offsets, node_span, parse
@@ -104,7 +105,7 @@ class _Wrap(ast.NodeTransformer):
         )
 
 
-def _tie_able(node: ast.AST) -> bool:
+def tie_able(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
@@ -118,7 +119,7 @@ def _edited_call(reference: str, tree: ast.Module, span: tuple[int, int]) -> ast
     starts = node_offsets(reference)
     best: tuple[int, ast.Call] | None = None
     for node in ast.walk(tree):
-        if not _tie_able(node) or not isinstance(node, ast.Call):
+        if not tie_able(node) or not isinstance(node, ast.Call):
             continue
         where = node_span(reference, node, starts)
         if where is None or not (where[0] <= span[0] and span[1] <= where[1]):
@@ -161,3 +162,12 @@ def tests_with_ties(prepared_probe: Problem) -> int:
         for test in prepared_probe.tests
         if test.has_expected and type(test.expected) is int and test.expected > 0
     )
+
+
+def tied_inputs(prepared_probe: Problem) -> list[Any]:
+    """The inputs of a prepared probe's tests that met a tie at the edited call."""
+    return [
+        test.input
+        for test in prepared_probe.tests
+        if test.has_expected and type(test.expected) is int and test.expected > 0
+    ]
