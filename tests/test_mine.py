@@ -345,3 +345,17 @@ def test_third_review_findings(
             sum(1 for x in lists if sum(x) == lowest) <= 1
             or len({repr(x) for x in lists if sum(x) == lowest}) == 1
         )
+
+
+def test_an_unexplained_length_argument_is_held(mbpp: dict[str, Problem]) -> None:
+    # Mbpp/556 find_Even_Pair(A, N): N is len(A) in only some tests and the text never mentions it.
+    from benchmorph.validation.quality import CheckInput, unexplained_parameter
+
+    parent = mbpp["Mbpp/556"]
+    finding = unexplained_parameter(CheckInput(variant=parent, parent=parent))
+    assert finding is not None and finding.severity == "review" and "(N)" in finding.reason
+    # A length the text names ("the first n elements") is explained.
+    named = parent.model_copy(
+        update={"prompt": parent.prompt.replace("count the number", "among the first N, count")}
+    )
+    assert unexplained_parameter(CheckInput(variant=named, parent=named)) is None
