@@ -26,10 +26,12 @@ from benchmorph.cli import (  # noqa: F401
 )
 from benchmorph.cli.shared import (
     DataOption,
+    BackendOption,
     FactorOption,
     MemoryOption,
     MinTimeOption,
     SandboxOption,
+    RayAddressOption,
     TestDetailsOption,
     WorkersOption,
     app,
@@ -37,6 +39,7 @@ from benchmorph.cli.shared import (
     fail,
     make_engine,
     out_console,
+    make_executor,
     progress,
     show_notice,
     show_report_files,
@@ -67,6 +70,8 @@ def evaluate(
     ] = True,
     test_details: TestDetailsOption = False,
 ) -> None:
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
     """Run samples against a benchmark in the sandbox; write results.jsonl and summary.json."""
     from benchmorph.data.registry import load_benchmark
     from benchmorph.data.samples import read_samples
@@ -79,7 +84,9 @@ def evaluate(
     if not sample_list:
         fail(f"{samples}: no samples for any task of {bench.name}")
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
-    with make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb, test_details) as engine:
+    with make_executor(
+        backend, ray_address, workers, min_time_limit, time_factor, sandbox, memory_mb, test_details
+    ) as engine:
         result = evaluate_run(
             bench,
             sample_list,
@@ -182,11 +189,15 @@ def _exit_on_user_error(exc: Exception) -> None:
     from benchmorph.data.errors import DiskFull, InputError
     from benchmorph.data.storage import disk_full
     from benchmorph.execution.sandbox import SandboxUnavailable
+    from benchmorph.execution.backends import BackendLost
 
     if isinstance(exc, InputError | SandboxUnavailable):
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
     if isinstance(exc, DiskFull | OSError | sqlite3.Error):
+    if isinstance(exc, BackendLost):  # every Ray node gone: what was judged is checkpointed, a re-run resumes
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(1)
         # A full disk is the user's to fix, not a bug: one line naming the file, no traceback.
         # Writes raise DiskFull with the file; a bare ENOSPC from anywhere else names what it can.
         full = disk_full(exc, getattr(exc, "filename", None) or "a file benchmorph writes")

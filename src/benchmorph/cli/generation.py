@@ -9,15 +9,17 @@ import typer
 from rich.table import Table
 
 from benchmorph.cli.shared import (
+    BackendOption,
     DataOption,
     FactorOption,
     MemoryOption,
     MinTimeOption,
+    RayAddressOption,
     SandboxOption,
     TestDetailsOption,
     WorkersOption,
     app,
-    make_engine,
+    make_executor,
     out_console,
     progress,
     show_notice,
@@ -161,6 +163,8 @@ def run(
     min_time_limit: MinTimeOption = 1.0,
     time_factor: FactorOption = 4.0,
     test_details: TestDetailsOption = False,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Generate samples with a model, then evaluate them: samples.jsonl, results.jsonl, summary.json."""
     from benchmorph.data.registry import load_benchmark, select_problems
@@ -173,7 +177,9 @@ def run(
         cache, cache_path,
     )  # fmt: skip
     out_dir = out or Path("benchmorph-out") / f"run-{bench.name}-{safe_name(model)}"
-    with make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb, test_details) as engine:
+    with make_executor(
+        backend, ray_address, workers, min_time_limit, time_factor, sandbox, memory_mb, test_details
+    ) as engine:
         result = run_benchmark(
             bench, model, out_dir, engine, problems=problems, params=params, access=access,
             progress=progress, notify=show_notice,

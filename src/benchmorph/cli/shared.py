@@ -17,6 +17,7 @@ from benchmorph.cli.progress import progress_bar
 
 if TYPE_CHECKING:
     from benchmorph.evaluation.runs import Notice
+    from benchmorph.execution.backends import ExecutionBackend
     from benchmorph.execution.engine import Engine
     from benchmorph.report.files import ReportFiles
 
@@ -160,3 +161,63 @@ def make_engine(
     engine = Engine(workers=workers, limits=limits, isolation=sandbox, test_details=test_details)
     engine.check_sandbox()
     return engine
+
+
+BackendOption = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        help="Where samples run: local (this machine's worker pool) or ray (one pool per node of a Ray "
+        "cluster; needs pip install 'benchmorph[ray]').",
+    ),
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="The Ray cluster for --backend ray (head host:port, or auto). Default: a Ray instance "
+        "started on this machine for the run and stopped at its end.",
+        show_default=False,
+    ),
+]
+
+
+def make_executor(
+    backend: str,
+    ray_address: str | None,
+    workers: int | None,
+    min_time_limit: float,
+    time_factor: float,
+    sandbox: str | None = None,
+    memory_mb: int | None = None,
+    test_details: bool = True,
+) -> ExecutionBackend:
+    """The engine (``--backend local``) or the Ray backend, its sandbox checked on every node now."""
+    from benchmorph.evaluation.runs import Notice
+    from benchmorph.execution.backends import BackendUnavailable, make_backend
+    from benchmorph.execution.limits import Limits
+
+    if backend == "local":
+        if ray_address is not None:
+            fail("--ray-address needs --backend ray")
+        return make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb, test_details)
+    if backend != "ray":
+        fail(f"--backend: expected local or ray, not {backend!r}")
+    if min_time_limit <= 0 or time_factor <= 0:
+        fail("--min-time-limit and --time-factor must be positive")
+    limits = Limits(min_time_limit=min_time_limit, time_factor=time_factor)
+    if memory_mb is not None:
+        limits = replace(limits, memory=memory_mb * 2**20)
+    try:
+        return make_backend(
+            "ray",
+            workers=workers,
+            limits=limits,
+            isolation=sandbox,
+            ray_address=ray_address,
+            engine_options={"test_details": test_details},
+            notify=lambda text: show_notice(Notice("warning", text)),
+        )
+    except BackendUnavailable as exc:
+        fail(f"--ray-address {ray_address}: {exc}" if ray_address else f"--backend ray: {exc}")
+        raise

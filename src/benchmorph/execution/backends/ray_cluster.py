@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import socket
 import tempfile
 import uuid
 from collections import deque
@@ -53,6 +54,18 @@ Progress = Callable[[int], None]
 NAMESPACE = "benchmorph"
 # Failures that mean "the actor or its node is gone", not "the code raised": the work is retried.
 LOST = (RayActorError, WorkerCrashedError, NodeDiedError, ObjectLostError)
+
+
+def _unreachable(address: str, timeout: float = 5.0) -> str | None:
+    """Why a ``host:port`` head cannot be reached, or None (Ray itself would retry for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or "//" in address:
+        return None  # "auto", a ray:// client address: left to Ray
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"cannot reach the Ray head at {address}: {exc.strerror or exc}"
 
 
 def _first_line(exc: BaseException) -> str:
@@ -162,6 +175,9 @@ class RayBackend:
                 raise BackendUnavailable(f"cannot start a local Ray instance: {_first_line(exc)}") from exc
         else:
             options.pop("include_dashboard")
+            unreachable = _unreachable(address)
+            if unreachable:
+                raise BackendUnavailable(unreachable)
             try:
                 ray.init(address=address, **options)
             except Exception as exc:  # noqa: BLE001 - an unreachable or refusing cluster ends the run
