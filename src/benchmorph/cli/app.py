@@ -25,21 +25,21 @@ from benchmorph.cli import (  # noqa: F401
     tests_cmd,
 )
 from benchmorph.cli.shared import (
-    DataOption,
     BackendOption,
+    DataOption,
     FactorOption,
     MemoryOption,
     MinTimeOption,
-    SandboxOption,
     RayAddressOption,
+    SandboxOption,
     TestDetailsOption,
     WorkersOption,
     app,
     console,
     fail,
     make_engine,
-    out_console,
     make_executor,
+    out_console,
     progress,
     show_notice,
     show_report_files,
@@ -69,9 +69,9 @@ def evaluate(
         ),
     ] = True,
     test_details: TestDetailsOption = False,
-) -> None:
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
+) -> None:
     """Run samples against a benchmark in the sandbox; write results.jsonl and summary.json."""
     from benchmorph.data.registry import load_benchmark
     from benchmorph.data.samples import read_samples
@@ -188,16 +188,16 @@ def _exit_on_user_error(exc: Exception) -> None:
 
     from benchmorph.data.errors import DiskFull, InputError
     from benchmorph.data.storage import disk_full
-    from benchmorph.execution.sandbox import SandboxUnavailable
     from benchmorph.execution.backends import BackendLost
+    from benchmorph.execution.sandbox import SandboxUnavailable
 
     if isinstance(exc, InputError | SandboxUnavailable):
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
-    if isinstance(exc, DiskFull | OSError | sqlite3.Error):
     if isinstance(exc, BackendLost):  # every Ray node gone: what was judged is checkpointed, a re-run resumes
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(1)
+    if isinstance(exc, DiskFull | OSError | sqlite3.Error):
         # A full disk is the user's to fix, not a bug: one line naming the file, no traceback.
         # Writes raise DiskFull with the file; a bare ENOSPC from anywhere else names what it can.
         full = disk_full(exc, getattr(exc, "filename", None) or "a file benchmorph writes")
