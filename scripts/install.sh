@@ -25,8 +25,12 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 # llama-cpp-python compiles llama.cpp: skip its examples, tests and multimodal
-# tools (about 3 minutes on 2 cores instead of 10).
+# tools (about 3 minutes on 2 cores instead of 10). Not -march=native: on CPUs with
+# AMX (Sapphire Rapids and later, often virtualized) the native build routes
+# quantized matmuls through ggml's AMX backend, which segfaults on the first decode
+# there (ggml-org/llama.cpp#20824); a portable AVX2 build runs everywhere.
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
-export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DMTMD_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}"
+LLAMA_CPU="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DMTMD_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF $LLAMA_CPU}"
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,local,instruct,ray]"
 echo "install.sh: installed into $(pwd)/.venv (run .venv/bin/benchmorph, or activate it: source .venv/bin/activate)"
