@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from benchmorph.data.errors import InputError
+from benchmorph.data.models import Problem
+from benchmorph.data.native import write_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.instruct.difficulty import heuristic_difficulty, table2
 from benchmorph.instruct.read import read_instructions
@@ -188,10 +191,19 @@ def test_reader_formats_agree(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_malformed_records_name_file_line_and_field(tmp_path: Path, content: str, where: str) -> None:
     (tmp_path / "bad.jsonl").write_text(content)
+    with pytest.raises(InputError) as caught:
+        read_instructions(tmp_path / "bad.jsonl")
+    assert where in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_malformed_record_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "bad.jsonl").write_text(
+        '{"instruction": "x", "output": "y"}\n{"instruction": "x", "input": ""}\n'
+    )
     result = run_cli("instruct", "read", str(tmp_path / "bad.jsonl"), cache=tmp_path / "cache", timeout=120)
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and where in lines[0] and "Traceback" not in result.stderr, result.stderr
+    assert len(lines) == 1 and "bad.jsonl:2: field 'output': missing field" in lines[0], result.stderr
 
 
 def test_score_heuristic_and_table2(scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path) -> None:
@@ -292,3 +304,175 @@ def test_mix_writes_prefixes_of_the_selection(
         sizes[ratio] = len(rows)
     assert sizes == {"0": 30, "10": 33, "20": 34}
     assert "the 20% mixes hold fewer counterfactuals than asked" in result.stderr  # 6 wanted, 4 exist
+
+
+def loopback_vector(text: str) -> np.ndarray:
+    """What the loopback server's /v1/embeddings returns for a text."""
+    return np.array([float(len(text)), float(text.count("a")), 1.0])
+
+
+def test_select_kcenter_matches_algorithm_1(
+    scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
+) -> None:
+    root, _, _ = scripted_pairs
+    pairs = read_pairs(root / "pairs.jsonl")
+    base = read_instructions(ALPACA)
+    with ScriptedServer(lambda text: "") as server:
+        args = ["instruct", "select", str(root / "pairs.jsonl"), "--base", str(ALPACA), "--k", "3"]
+        args += ["--trim-quantile", "1", "--embedder", f"openai:emb@{server.base_url}"]
+        args += ["--out", str(tmp_path / "selected.jsonl"), "--cache-path", str(tmp_path / "llm.sqlite")]
+        result = run_cli(*args, cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    # Algorithm 1 by hand: base solutions are the centers; pick the farthest pair, add it, repeat.
+    centers = [loopback_vector(sample.code) for sample in base]
+    left = {pair.id: loopback_vector(pair.cf_code) for pair in pairs}
+    expected = []
+    for _ in range(3):
+        far = max(
+            left,
+            key=lambda pid: (min(np.linalg.norm(left[pid] - c) for c in centers), -list(left).index(pid)),
+        )
+        expected.append(far)
+        centers.append(left.pop(far))
+    chosen = read_pairs(tmp_path / "selected.jsonl")
+    assert [pair.id for pair in chosen] == expected
+    assert [pair.extra["selection"]["rank"] for pair in chosen] == [0, 1, 2]
+    assert "selected 3 of 4 pairs" in result.stdout
+
+
+def test_select_difficulty_takes_the_hardest(
+    scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
+) -> None:
+    root, _, _ = scripted_pairs
+    scored = tmp_path / "scored.jsonl"
+    assert (
+        run_cli(
+            "instruct", "score", str(root / "pairs.jsonl"), "--out", str(scored), cache=tmp_path / "c"
+        ).returncode
+        == 0
+    )
+    args = ["instruct", "select", str(scored), "--base", str(ALPACA), "--k", "2", "--method", "difficulty"]
+    result = run_cli(*args, "--out", str(tmp_path / "hard.jsonl"), cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    pairs = read_pairs(scored)
+    hardest = sorted(pairs, key=lambda pair: -pair.difficulty["counterfactual"])[:2]
+    assert [pair.id for pair in read_pairs(tmp_path / "hard.jsonl")] == [pair.id for pair in hardest]
+    unscored = run_cli(
+        *args[:2],
+        str(root / "pairs.jsonl"),
+        *args[3:],
+        "--out",
+        str(tmp_path / "x.jsonl"),
+        cache=tmp_path / "cache",
+    )
+    assert unscored.returncode == 2 and "run `benchmorph instruct score` first" in unscored.stderr
+
+
+def test_build_runs_the_whole_recipe(tmp_path: Path) -> None:
+    with ScriptedServer(lambda text: "", answer_with_body=generator) as server:
+        args = ["instruct", "build", str(ALPACA), "--generator", f"openai:gen@{server.base_url}"]
+        args += ["--embedder", f"openai:emb@{server.base_url}", "--data", f"mbpp+={MBPP_PLUS}", "--k", "2"]
+        args += [
+            "--format",
+            "hf",
+            "--out",
+            str(tmp_path / "build"),
+            "--cache-path",
+            str(tmp_path / "llm.sqlite"),
+        ]
+        result = run_cli(*args, cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "build" / "manifest.json").read_text())
+    steps = manifest["steps"]
+    assert list(steps) == ["read", "pairs", "decontaminate", "score", "select", "export"]
+    assert steps["pairs"]["parse_rate"] == round(7 / 30, 4) and steps["pairs"]["acceptance_rate"] == round(
+        4 / 30, 4
+    )
+    assert steps["decontaminate"]["kept"] == 3 and steps["decontaminate"]["dropped"] == {"ngram humaneval": 1}
+    assert steps["select"]["selected"] == 2 and steps["export"]["added"] == 2
+    for number, name in enumerate(("read", "pairs", "decontaminate", "score", "select", "export"), start=1):
+        assert f"build {number}/6: {name}" in result.stderr
+    datasets = pytest.importorskip("datasets")
+    exported = datasets.load_from_disk(str(tmp_path / "build" / "export"))
+    assert len(exported) == 32 and exported["origin"].count("ctf") == 2
+    assert "code-08/ctf" not in exported["id"]  # the HumanEval copy was dropped before selection
+
+
+@pytest.mark.slow
+@pytest.mark.llm
+def test_build_with_the_embedded_model_offline(tmp_path: Path) -> None:
+    """`--generator local` on the 30 samples: the tiny base model's pairs are poor, and the run says so."""
+    args = ["instruct", "build", str(ALPACA), "--generator", "local", "--embedder", "local", "--k", "5"]
+    args += ["--data", f"mbpp+={MBPP_PLUS}", "--max-tokens", "160", "--out", str(tmp_path / "build")]
+    result = run_cli(
+        *args, "--cache-path", str(tmp_path / "llm.sqlite"), cache=tmp_path / "cache", timeout=1500
+    )
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "build" / "manifest.json").read_text())
+    pairs = manifest["steps"]["pairs"]
+    assert pairs["answers"] == 30 and 0 <= pairs["acceptance_rate"] <= pairs["parse_rate"] <= 1
+    assert f"acceptance rate {pairs['acceptance_rate']:.1%}" in result.stderr
+    if pairs["acceptance_rate"] < 0.5:
+        assert "is weak for this task" in result.stderr
+    selected = manifest["steps"]["select"]["selected"]
+    assert selected <= min(5, manifest["steps"]["decontaminate"]["kept"])
+    rows = read_instructions(tmp_path / "build" / "export" / "train.jsonl")
+    assert len(rows) == 30 + selected
+    assert len(read_pairs(tmp_path / "build" / "pairs.candidates.jsonl")) == 30
+
+
+def test_decontamination_against_our_variant_file(
+    scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
+) -> None:
+    """A variant file of ours is read like a benchmark: a pair repeating one of its problems is dropped."""
+    root, _, _ = scripted_pairs
+    variant = Problem(
+        id="Mine/1",
+        prompt='def sum_even(nums):\n    """Returns the PRODUCT of the even numbers in a list!"""\n',
+        entry_point="sum_even",
+        reference="def sum_even(nums):\n    return 0\n",
+    )
+    write_native(tmp_path / "variants.jsonl", [variant])
+    args = [
+        "instruct",
+        "decontaminate",
+        str(root / "pairs.jsonl"),
+        "--against",
+        str(tmp_path / "variants.jsonl"),
+    ]
+    result = run_cli(*args, "--ngram", "8", "--out", str(tmp_path / "clean.jsonl"), cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    dropped = read_pairs(tmp_path / "clean.dropped.jsonl")
+    assert [pair.source_id for pair in dropped] == ["code-00"]
+    assert (
+        "8-gram 'returns the product of the even numbers in'" in dropped[0].extra["decontamination"]["reason"]
+    )
+
+
+def test_pairs_from_a_base_model_in_two_completions(tmp_path: Path) -> None:
+    """A completion-mode generator writes the new instruction, then is asked for its solution."""
+
+    def base_model(text: str) -> str:
+        if "def sum_even(" not in text:
+            return ""  # an empty instruction: unparseable, and no second request
+        if text.endswith("### Counterfactual solution\n```python\n"):
+            return "def sum_even(nums):\n    return sum(n for n in nums if n % 2 == 1)"
+        return "Write a Python function `sum_even(nums)` that returns the sum of the odd numbers in a list.\n"
+
+    (tmp_path / "two.jsonl").write_text("".join(ALPACA.read_text().splitlines(keepends=True)[:2]))
+    with ScriptedServer(base_model) as server:
+        spec = f"openai:base@{server.base_url}?mode=completion"
+        args = ["instruct", "pairs", str(tmp_path / "two.jsonl"), "--generator", spec]
+        args += ["--embedder", f"openai:emb@{server.base_url}", "--out", str(tmp_path / "pairs.jsonl")]
+        result = run_cli(*args, "--cache-path", str(tmp_path / "llm.sqlite"), cache=tmp_path / "cache")
+        assert result.returncode == 0, result.stderr
+        completions = [
+            r for r in server.requests if r["path"].endswith("/completions") and "prompt" in r["body"]
+        ]
+        assert len(completions) == 3, [
+            (r["path"], r["body"].get("prompt", "")[-40:]) for r in server.requests
+        ]
+    pairs = {pair.source_id: pair for pair in read_pairs(tmp_path / "pairs.candidates.jsonl")}
+    assert pairs["code-00"].status == "accepted" and "odd numbers" in pairs["code-00"].cf_instruction
+    assert pairs["code-00"].tests["changed"] == 2 and "n % 2 == 1" in pairs["code-00"].cf_code
+    assert pairs["code-01"].check == "unparseable"

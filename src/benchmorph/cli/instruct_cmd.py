@@ -336,3 +336,141 @@ def mix_command(
             f"only {len(pairs)} pairs: the {', '.join(f'{mix.ratio:g}%' for mix in short)} mixes hold fewer "
             "counterfactuals than asked"
         )
+
+
+MethodOption = Annotated[str, typer.Option("--method", help="kcenter, difficulty (the k hardest) or random.")]
+TrimOption = Annotated[
+    float | None,
+    typer.Option(
+        "--trim-quantile", help="k-center: drop candidates beyond this distance quantile (1: none)."
+    ),
+]
+DimOption = Annotated[
+    int | None,
+    typer.Option("--dim", help="k-center: seeded random projection to this many dimensions.", min=1),
+]
+
+
+def print_selection(summary: dict[str, object]) -> None:
+    table = Table(title=f"selection ({summary['method']})")
+    table.add_column("")
+    table.add_column("value", justify="right")
+    for key in ("selected", "candidates", "trimmed", "radius_before", "radius", "radius_full", "dim"):
+        value = summary.get(key)
+        if value is not None:
+            table.add_row(key.replace("_", " "), f"{value:.4f}" if isinstance(value, float) else str(value))
+    timings = summary.get("timings") or {}
+    if isinstance(timings, dict) and timings:
+        table.add_row("seconds", ", ".join(f"{name} {seconds:.2f}" for name, seconds in timings.items()))
+    out_console.print(table)
+
+
+@instruct_app.command("select")
+def select_command(
+    pairs_file: Annotated[Path, typer.Argument(help="Pairs JSONL (scored, for --method difficulty).")],
+    base: Annotated[str, typer.Option("--base", help="The original instruction data (the initial centers).")],
+    k: Annotated[int, typer.Option("--k", help="Pairs to select.", min=0)] = 30000,
+    method: MethodOption = "kcenter",
+    trim_quantile: TrimOption = 0.99,
+    dim: DimOption = None,
+    embedder: Embedder = "local",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    device: Annotated[
+        str, typer.Option("--device", help="cpu, or cuda where torch has it (untested here).")
+    ] = "cpu",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Selected pairs, in pick order.")] = Path(
+        "benchmorph-out/selected.jsonl"
+    ),
+    cache_path: CachePath = None,
+) -> None:
+    """Choose k pairs: k-center greedy from the base data (the paper), the k hardest, or at random."""
+    from benchmorph.instruct.read import read_instructions
+    from benchmorph.instruct.records import read_pairs, write_pairs
+    from benchmorph.instruct.selection import choose_pairs
+    from benchmorph.models import LLMCache
+
+    pairs = read_pairs(pairs_file)
+    samples = read_instructions(base)
+    with LLMCache(cache_path) as cache:
+        chosen, result = choose_pairs(
+            pairs,
+            samples,
+            k,
+            method,
+            embedder=embedder,
+            cache=cache,
+            trim_quantile=trim_quantile,
+            dim=dim,
+            seed=seed,
+            device=device,
+            progress=progress,
+        )
+    write_pairs(out, chosen)
+    print_selection(result.summary())
+    out_console.print(f"selected {len(chosen)} of {len(pairs)} pairs: {out}")
+
+
+@instruct_app.command("build")
+def build_command(
+    data: DataArgument,
+    generator: Annotated[str, typer.Option("--generator", "-g", help="Generator model spec.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path(
+        "benchmorph-out/ctf-instruct"
+    ),
+    embedder: Embedder = "local",
+    against: Annotated[
+        str, typer.Option("--against", help="Benchmarks to decontaminate against.")
+    ] = "humaneval,mbpp+",
+    data_paths: Annotated[
+        list[str] | None, typer.Option("--data", help="NAME=PATH: a local copy of a named benchmark.")
+    ] = None,
+    scorer: Annotated[str, typer.Option("--scorer", help="heuristic or a model spec.")] = HEURISTIC,
+    k: Annotated[int, typer.Option("--k", help="Pairs to select.", min=0)] = 30000,
+    method: MethodOption = "kcenter",
+    trim_quantile: TrimOption = 0.99,
+    dim: DimOption = None,
+    fmt: FormatOption = "alpaca",
+    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+    max_dq: Annotated[float | None, typer.Option("--max-dq", min=0.0)] = None,
+    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.7,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
+    cache_path: CachePath = None,
+    workers: WorkersOption = None,
+    sandbox: SandboxOption = None,
+    memory_mb: MemoryOption = None,
+) -> None:
+    """The whole recipe: pairs, decontamination, difficulty, selection and export, with a manifest."""
+    from benchmorph.instruct.build import RecipeOptions, run_recipe
+    from benchmorph.models import LLMCache
+
+    options = RecipeOptions(
+        generator=generator,
+        embedder=embedder,
+        against=[name.strip() for name in against.split(",") if name.strip()],
+        data_paths={name: str(path) for name, path in parse_data_options(data_paths or []).items()},
+        scorer=scorer,
+        k=k,
+        method=method,
+        trim_quantile=trim_quantile,
+        dim=dim,
+        seed=seed,
+        fmt=check_format(fmt),
+        limit=limit,
+        max_dq=max_dq,
+        temperature=temperature,
+        max_tokens=max_tokens,
+    )
+    with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine, LLMCache(cache_path) as cache:
+        run_recipe(
+            data,
+            out,
+            options,
+            engine,
+            cache,
+            progress=progress,
+            notify=lambda text: console.print(text, highlight=False, soft_wrap=True),
+            concurrency=concurrency,
+        )
+    out_console.print(f"manifest: {out / 'manifest.json'}\ntraining data: {out / 'export'}")
