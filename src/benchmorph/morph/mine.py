@@ -308,6 +308,7 @@ def mine(
         set_total(len(problems) + len(drafts))
     _measure_ties(drafts, engine)
     _measure_hidden_items(drafts, engine)
+    _drop_hidden_filter_tests(drafts, engine)
     finalized = finalize_variants(drafts, engine, progress)
     chosen = finalized.variants
     if not keep_all:
@@ -368,6 +369,55 @@ def _measure_ties(drafts: Sequence[Draft], engine: Engine) -> None:
                 "variant": tests_with_ties(ready[variant_probe]),
             }
             _drop_tied_tests(draft, tied_inputs(ready[variant_probe]))
+
+
+_INT_TEST = re.compile(r"\bisinstance\((?P<x>[^,()]+),\s*int\)")
+
+
+def _drop_hidden_filter_tests(drafts: Sequence[Draft], engine: Engine) -> None:
+    """Tests whose answer only the reference's unstated ``isinstance(x, int)`` filter decides leave the variant.
+
+    "The minimum value in a heterogeneous list" coded as a minimum over
+    ``isinstance(i, int)`` items ignores floats and counts ``False`` as 0:
+    a reader who takes every number fails the tests where a float or a bool
+    is the answer.  Both other readings (floats count; bools do not) run on
+    the inherited inputs, and inputs where either disagrees with the
+    reference are dropped, as for unstated ties.  A description that says
+    "integer" states the filter, and nothing is dropped.
+    """
+    for draft in drafts:
+        variant = draft.variant
+        if variant.kind != "function" or not _INT_TEST.search(variant.reference):
+            continue
+        if re.search(r"\bintegers?\b", edits.description(variant.prompt, variant.entry_point), re.IGNORECASE):
+            continue
+        readings = [
+            _INT_TEST.sub(
+                r"(isinstance(\g<x>, (int, float)) and not isinstance(\g<x>, bool))", variant.reference
+            ),
+            _INT_TEST.sub(r"(isinstance(\g<x>, int) and not isinstance(\g<x>, bool))", variant.reference),
+        ]
+        inputs = [test.input for test in variant.tests]
+        ours = engine.run_inputs(variant, inputs, code=variant.reference)
+        open_inputs: set[str] = set()
+        for code in readings:
+            for args, mine_run, other in zip(
+                inputs, ours, engine.run_inputs(variant, inputs, code=code), strict=True
+            ):
+                if mine_run.status != other.status or (
+                    mine_run.status == "ok" and not values_match(mine_run.output, other.output, variant.atol)
+                ):
+                    open_inputs.add(repr(args))
+        kept = [test for test in variant.tests if repr(test.input) not in open_inputs]
+        total = len(variant.tests)
+        if not open_inputs or len(kept) < max(3, total / 2):
+            continue
+        draft.variant = variant.model_copy(
+            update={
+                "tests": kept,
+                "provenance": {**variant.provenance, "filter_tests_dropped": total - len(kept)},
+            }
+        )
 
 
 def _drop_tied_tests(draft: Draft, tied: list[Any]) -> None:

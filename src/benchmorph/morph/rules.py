@@ -246,17 +246,6 @@ RULES: list[EditRule] = [
         re.compile(r"(?<![\w.])all\("),
         "any(",
     ),
-    # "at least 4 characters" coded as a regex quantifier ``{4,}``: one more.
-    *[
-        EditRule(
-            f"count-bound:{n}>{n + 1}",
-            re.compile(rf"(?<=\bat least ){n}(?=\s+characters?\b)", re.IGNORECASE),
-            str(n + 1),
-            re.compile(rf"\{{{n},\}}"),
-            f"{{{n + 1},}}",
-        )
-        for n in range(3, 10)
-    ],
     *_flip(
         "sign",
         ("positive", "negative"),

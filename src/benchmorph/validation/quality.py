@@ -37,7 +37,7 @@ class Edit:
     """
 
     family: str  # rule family: extreme, order, parity, position, affix, case, sign, strict, aggregate, count,
-    # power, compare, charclass, side, quantifier, count-bound
+    # power, compare, charclass, side, quantifier
     rule: str
     old_text: str
     new_text: str
