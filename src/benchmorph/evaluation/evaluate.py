@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmorph import __version__
 from benchmorph.data.jsonl import write_jsonl
-from benchmorph.data.models import Problem, Sample, TestResult, Verdict
+from benchmorph.data.models import Problem, Sample, TestResult, Variant, Verdict
 from benchmorph.data.storage import write_text_atomic
 from benchmorph.evaluation.checkpoint import VerdictStore
-from benchmorph.evaluation.passk import pass_at_k_table, sample_counts
+from benchmorph.evaluation.passk import dypass_at_k_table, dypass_counts, pass_at_k_table, sample_counts
 from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.execution.engine import Job
 
@@ -39,7 +39,10 @@ class Evaluation:
     memory_limit: dict[str, Any] | None = None
 
     def summary(self) -> dict[str, Any]:
-        summary = summarize(self.benchmark, self.samples, self.verdicts, self.isolation, self.memory_limit)
+        parents = {task: p.parent_id for task, p in self.problems.items() if isinstance(p, Variant)}
+        summary = summarize(
+            self.benchmark, self.samples, self.verdicts, self.isolation, self.memory_limit, parents
+        )
         summary["reused_verdicts"] = self.reused
         return summary
 
@@ -107,11 +110,15 @@ def summarize(
     verdicts: Sequence[Verdict],
     isolation: str,
     memory_limit: dict[str, Any] | None = None,
+    parents: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Scores over the tasks that have samples: pass@k for every k up to the smallest sample count.
 
     ``memory_limit`` (``{"mode", "mb", "processes"}``) says how samples were
     capped: ``mode`` ``rlimits`` is per process only, the weaker cap.
+    ``parents`` (variant id -> seed id): where variants share seeds,
+    ``dypass@k`` for every k up to the fewest variants of a seed, with
+    ``dypass_seeds`` and ``dypass_n`` (that fewest count) beside it.
     """
     counts = sample_counts(verdicts)
     table = pass_at_k_table(counts)
@@ -124,6 +131,13 @@ def summarize(
     }
     for k, value in table.items():
         summary[f"pass@{k}"] = value
+    dynamic = dypass_at_k_table(verdicts, parents or {})
+    if dynamic:
+        for k, value in dynamic.items():
+            summary[f"dypass@{k}"] = value
+        seeds = dypass_counts(verdicts, parents or {})
+        summary["dypass_seeds"] = len(seeds)
+        summary["dypass_n"] = min(n for n, _ in seeds.values())
     summary["statuses"] = dict(sorted(statuses.items()))
     summary["solved_problems"] = sum(1 for _, c in counts.values() if c > 0)
     summary["isolation"] = isolation

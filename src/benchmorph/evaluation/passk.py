@@ -45,3 +45,38 @@ def pass_at_k_table(
         if 1 <= k <= smallest:
             table[k] = sum(pass_at_k(n, c, k) for n, c in counts.values()) / len(counts)
     return table
+
+
+def dypass_counts(verdicts: Sequence[Verdict], parents: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    """Seed problem id -> (variants, variants solved): DyPass's n and c.
+
+    DyCodeEval's DyPass@k samples *prompts*, not answers: n variants of one
+    seed, one answer each, and the question is whether at least one of k
+    variants drawn from the n is solved.  One answer per variant is used, the
+    one with the lowest sample index; a variant without an answer is not
+    counted.  ``parents`` maps variant id to seed id; other tasks are ignored.
+    """
+    first: dict[str, Verdict] = {}
+    for verdict in verdicts:
+        if verdict.task_id not in parents:
+            continue
+        known = first.get(verdict.task_id)
+        if known is None or verdict.index < known.index:
+            first[verdict.task_id] = verdict
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for task, verdict in first.items():
+        counts[parents[task]][0] += 1
+        counts[parents[task]][1] += int(verdict.ok)
+    return {seed: (n, c) for seed, (n, c) in counts.items()}
+
+
+def dypass_at_k_table(
+    verdicts: Sequence[Verdict], parents: Mapping[str, str], ks: Iterable[int] | None = None
+) -> dict[int, float]:
+    """DyPass@k for every k up to the fewest variants any seed has: the unbiased pass@k estimator over
+    each seed's n variants (one answer each), averaged over seeds.  Empty unless some seed has two or
+    more variants: with one variant per seed DyPass is only pass@1 under another name."""
+    counts = dypass_counts(verdicts, parents)
+    if not counts or max(n for n, _ in counts.values()) < 2:
+        return {}
+    return pass_at_k_table(counts, ks)
