@@ -36,7 +36,8 @@ ModelOption = Annotated[
     typer.Option(
         "--model",
         "-m",
-        help="Model spec: openai:MODEL@URL[,URL], local, llamacpp:PATH.gguf, reference, original.",
+        help="Model spec: openai:MODEL@URL[,URL], local, llamacpp:PATH.gguf, reference, original, "
+        "memorizer[?originals=BENCH].",
     ),
 ]
 NOption = Annotated[int, typer.Option("--n", help="Samples per problem.", min=1)]

@@ -4,9 +4,22 @@
 score 1.0 everywhere).  ``original`` answers a variant with its parent's
 reference: a model that ignores whatever the variant changed, so its score
 on variants shows how much a benchmark punishes answering the original.
+``memorizer`` is perfect contamination: it answers the original reference
+when the prompt is byte for byte one it has seen, and otherwise a function
+raising ``NotImplementedError``.  It scores 1.0 on the originals and 0.0 on
+any rewrite of them, the point the contamination verdict must flag.
+
+What the memorizer has seen (:func:`memorized`): every problem it is asked
+that is not a variant (an original is its own memory), the parent of every
+variant, from the ``parent_prompt`` and ``parent_reference`` the metamorphic
+transform records in provenance, and, with ``memorizer?originals=BENCH``
+(a benchmark name or file), every problem of that benchmark.  A variant
+that records no parent prompt (other transforms) needs ``originals``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, Variant
@@ -28,9 +41,47 @@ def parent_reference(problem: Problem) -> str:
     return reference
 
 
-def baseline_code(name: str, problem: Problem) -> str:
+def memorized(problems: Sequence[Problem], originals: str | None = None) -> dict[str, str]:
+    """Prompt -> reference for every original the memorizer knows (see the module docstring)."""
+    memory: dict[str, str] = {}
+    if originals:
+        from benchmorph.data.registry import load_benchmark
+
+        for original in load_benchmark(originals).problems:
+            memory.setdefault(original.prompt, original.reference)
+    for problem in problems:
+        if not isinstance(problem, Variant):
+            memory.setdefault(problem.prompt, problem.reference)
+            continue
+        prompt = problem.provenance.get("parent_prompt")
+        reference = problem.provenance.get("parent_reference")
+        if isinstance(prompt, str) and isinstance(reference, str):
+            memory.setdefault(prompt, reference)
+        elif not originals:
+            raise InputError(
+                f"variant {problem.id} records no provenance.parent_prompt, so the memorizer cannot know "
+                "its original: name the originals, e.g. memorizer?originals=humaneval"
+            )
+    return memory
+
+
+def not_memorized(problem: Problem) -> str:
+    """The memorizer's answer to a prompt it has not seen: the entry point, raising NotImplementedError."""
+    raising = 'raise NotImplementedError("the memorizer has not seen this prompt")'
+    if problem.kind == "method" and problem.entry_point:
+        return f"class Solution:\n    def {problem.entry_point}(self, *args, **kwargs):\n        {raising}\n"
+    if problem.kind == "function" and problem.entry_point:
+        return f"def {problem.entry_point}(*args, **kwargs):\n    {raising}\n"
+    return raising + "\n"
+
+
+def baseline_code(name: str, problem: Problem, memory: Mapping[str, str] | None = None) -> str:
+    """The baseline's answer; ``memory`` (from :func:`memorized`) is the memorizer's."""
     if name == "reference":
         return problem.reference
     if name == "original":
         return parent_reference(problem)
+    if name == "memorizer":
+        known = (memory or {}).get(problem.prompt)
+        return known if known is not None else not_memorized(problem)
     raise ValueError(f"not a baseline: {name}")

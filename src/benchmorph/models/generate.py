@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from benchmorph.data.models import Problem, Sample
 from benchmorph.models.ask import Answer, aask
 from benchmorph.models.backends import Backend
-from benchmorph.models.baselines import baseline_code
+from benchmorph.models.baselines import baseline_code, memorized
 from benchmorph.models.cache import LLMCache
 from benchmorph.models.params import GenerationParams, RetryPolicy
 from benchmorph.models.prompts import answer_to_code, build_request
@@ -58,8 +58,9 @@ def _sample(spec: ModelSpec, params: GenerationParams, problem: Problem, slot: A
 
 def _baseline_samples(spec: ModelSpec, problems: Sequence[Problem], params: GenerationParams) -> list[Sample]:
     # A baseline is deterministic: one sample per problem whatever n says.
+    memory = memorized(problems, spec.options.get("originals")) if spec.model == "memorizer" else None
     return [
-        Sample(task_id=problem.id, index=0, code=baseline_code(spec.model, problem), model=spec.text)
+        Sample(task_id=problem.id, index=0, code=baseline_code(spec.model, problem, memory), model=spec.text)
         for problem in problems
     ]
 

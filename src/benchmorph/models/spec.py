@@ -6,6 +6,8 @@ Grammar (an optional ``?key=value&...`` suffix sets options such as ``mode``)::
     local                       the embedded Gemma 3 270M base GGUF, run in-process
     llamacpp:PATH.gguf          any other GGUF, run in-process
     reference | original        baselines that need no LLM
+    memorizer[?originals=BENCH] the contamination baseline: the original's reference for a prompt it
+                                has seen byte for byte, NotImplementedError otherwise
     st:NAME                     a sentence-transformers embedder (embeddings only)
 """
 
@@ -21,10 +23,10 @@ from benchmorph.data.errors import InputError
 Backend = Literal["openai", "llamacpp", "baseline", "sentence-transformers"]
 Mode = Literal["chat", "completion"]
 MODES = ("chat", "completion")
-BASELINES = ("reference", "original")
-KNOWN_OPTIONS = {"mode", "api_key_env"}
+BASELINES = ("reference", "original", "memorizer")
+KNOWN_OPTIONS = {"mode", "api_key_env", "originals"}
 
-EXAMPLES = "openai:MODEL@http://127.0.0.1:8000/v1, local, llamacpp:PATH.gguf, reference, original"
+EXAMPLES = "openai:MODEL@http://127.0.0.1:8000/v1, local, llamacpp:PATH.gguf, reference, original, memorizer"
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ def parse_spec(text: str) -> ModelSpec:
     text = text.strip()
     body, options = _split_options(text)
     mode = options.get("mode")
+    if "originals" in options and body != "memorizer":
+        raise InputError(f"model spec '{text}': the option 'originals' belongs to the memorizer baseline")
     if body in BASELINES:
         return ModelSpec(text, "baseline", body, options=options)
     if body == "local":
