@@ -1,0 +1,408 @@
+"""The ``evolve`` transform (EvoEval): problems evolved along named types, verified by execution.
+
+EvoEval's eight types are ``difficult``, ``creative``, ``subtle``, ``combine``,
+``tool_use``, ``verbose``, ``concise`` and ``decompose``.  Two of them can be
+made without a model and are built here with ``--generator rules``
+(``benchmorph.morph.evolve_rules``):
+
+- ``combine``: ``g(f(x))`` where f's outputs fit g's only parameter; the
+  reference composes both references, tests start from f's inputs and grow
+  through the test-generation engine (``validation.testgen.augment_problem``
+  on the composed reference), and keep only inputs whose f-output lies inside
+  what g's tests show;
+- ``tool_use``: a helper the reference defines inside its entry point goes to
+  the prompt in full, documented, and the reference calls it as given (tests
+  and outputs kept); and the first step of a combined problem given as a
+  helper the solution must call.
+
+The other types need a generator model: with ``--generator rules`` they are
+reported as such; with a model spec every candidate is rejected with "LLM
+refinement not built yet" (the self-consistency loop is not built).
+
+Each variant is labelled with its EvoEval type (``label``), ``transform``
+``evolve``, and ``provenance.parents`` lists every parent (for combine, f and
+g; ``parent_id`` is f).  Every proposal ends in ``finalize_variants``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from benchmorph.data.models import Problem, TestCase, Variant
+from benchmorph.execution.engine import Engine
+from benchmorph.morph import evolve_rules as rules
+from benchmorph.morph.finalize import Draft, decided, finalize_variants
+from benchmorph.morph.transform import (
+    ACCEPTED,
+    REJECTED,
+    MorphContext,
+    MorphReport,
+    Transform,
+    TransformOptions,
+    register_transform,
+)
+from benchmorph.validation.testgen import AugmentOptions, augment_problem
+from benchmorph.validation.types import admits, infer_signature
+
+TRANSFORM = "evolve"
+TYPES = ("difficult", "creative", "subtle", "combine", "tool_use", "verbose", "concise", "decompose")
+RULE_TYPES = ("combine", "tool_use")
+# Quality checks that read outputs alone: the text and edit checks need a rule edit, and the
+# counterfactual checks (few-changes, near misses) compare with f, which a composition is not a twin of.
+COMBINE_CHECKS = ("degenerate-outputs", "dominant-output", "uniform-elements", "echoes-input")
+MIN_INPUTS = 3  # f's own inputs that must survive the composition before a pair is tried
+MAX_PARTNER_USES = 2  # a g composes with at most this many f's, so the set is not one g's variations
+
+
+class EvolveOptions(TransformOptions):
+    type: str = Field("combine,tool_use", description="EvoEval types, comma-separated: " + ", ".join(TYPES))
+    generator: str = Field(
+        "rules", min_length=1, description="'rules' (offline: combine, tool_use) or a model spec."
+    )
+    solver: str | None = Field(
+        None, description="Model spec writing M solutions for self-consistency (LLM types)."
+    )
+    solutions: int = Field(3, ge=2, description="Solutions per candidate (M).")
+    rounds: int = Field(3, ge=1, description="Refinement rounds (R).")
+    tests: int = Field(
+        20,
+        ge=0,
+        description="combine: new valid test inputs to add per variant (unreduced: f's own inputs already cover the composed code).",
+    )
+
+    @field_validator("type")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        names = [part.strip() for part in value.split(",") if part.strip()]
+        unknown = [name for name in names if name not in TYPES]
+        if unknown or not names:
+            raise ValueError(f"unknown type {unknown[0] if unknown else value!r}; known: {', '.join(TYPES)}")
+        return ",".join(dict.fromkeys(names))
+
+    @property
+    def types(self) -> list[str]:
+        return self.type.split(",")
+
+
+def _variant(parent: Problem, kind: str, number: str, prompt: str, reference: str, entry_point: str,
+             tests: list[TestCase], parents: list[str], **provenance: Any) -> Variant:  # fmt: skip
+    return Variant(
+        **parent.model_dump(
+            exclude={"id", "entry_point", "prompt", "reference", "tests", "source", "contract"}
+        ),
+        id=f"{parent.id}/evolve-{kind}{number}",
+        entry_point=entry_point,
+        prompt=prompt,
+        reference=reference,
+        tests=tests,
+        source={"benchmark": parent.source.get("benchmark"), "derived_from": parent.id},
+        parent_id=parent.id,
+        transform=TRANSFORM,
+        label=kind,
+        provenance={"evolve_type": kind, "generator": "rules", "parents": parents, **provenance},
+    )
+
+
+def _seed_record(parent: Problem, kind: str, check: str, reason: str) -> Variant:
+    """A candidate record for a seed that yielded no proposal, so the yield table counts it."""
+    stub = _variant(parent, kind, "", parent.prompt, parent.reference, parent.entry_point, [], [parent.id])
+    return decided(stub, REJECTED, check, reason)
+
+
+# ------------------------------------------------------------------------------------------ combine
+
+
+def _pick_partners(parents: Sequence[Problem], engine: Engine, seed: int) -> tuple[dict[str, tuple[Problem, list[int]]], dict[str, tuple[str, str]]]:  # fmt: skip
+    """Per f: the g it composes with and the positions of f's tests the pair keeps; per other f: why none.
+
+    Every g runs once, in one sandbox batch, on all the f outputs it may
+    receive; a pair is kept when at least MIN_INPUTS of f's inputs go through
+    both without raising and the composed outputs are not (mostly) one value.
+    """
+    singles = [p for p in parents if rules.single_function(p)]
+    fits: dict[str, list[tuple[Problem, rules.Fit]]] = defaultdict(list)
+    for f in singles:
+        for g in singles:
+            fit = rules.fits(f, g)
+            if fit is not None and len(fit.inside) >= MIN_INPUTS:
+                fits[f.id].append((g, fit))
+    by_g: dict[str, dict[str, Any]] = defaultdict(dict)
+    for f_id, pairs in fits.items():
+        f = next(p for p in singles if p.id == f_id)
+        for g, fit in pairs:
+            for i in fit.inside:
+                by_g[g.id][repr(f.tests[i].expected)] = f.tests[i].expected
+    g_out: dict[str, dict[str, Any]] = {}
+    for g in singles:
+        values = by_g.get(g.id)
+        if not values:
+            continue
+        keys = list(values)
+        runs = engine.run_inputs(g, [[values[key]] for key in keys])
+        g_out[g.id] = {key: run.output for key, run in zip(keys, runs, strict=True) if run.status == "ok"}
+    chosen: dict[str, tuple[Problem, list[int]]] = {}
+    why: dict[str, tuple[str, str]] = {}
+    uses: Counter[str] = Counter()
+    for f in singles:
+        if not fits.get(f.id):
+            why[f.id] = (
+                "type-fit",
+                "no single-parameter problem whose input type and range admit f's outputs",
+            )
+            continue
+        ranked = []
+        for g, fit in fits[f.id]:
+            ok = [i for i in fit.inside if repr(f.tests[i].expected) in g_out.get(g.id, {})]
+            outs = Counter(repr(g_out[g.id][repr(f.tests[i].expected)]) for i in ok)
+            if len(ok) < MIN_INPUTS or len(outs) < 2 or outs.most_common(1)[0][1] > 0.7 * len(ok):
+                continue
+            tie = sum(map(ord, f"{seed}{f.id}{g.id}")) % 997
+            ranked.append((len(outs) / len(ok), len(ok), tie, g, ok))
+        ranked.sort(key=lambda item: (-item[0], -item[1], item[2]))
+        pick = next((item for item in ranked if uses[item[3].id] < MAX_PARTNER_USES), None)
+        if pick is None:
+            why[f.id] = (
+                "partner-runs",
+                "every fitting partner raises on f's outputs, or gives (mostly) one answer",
+            )
+            continue
+        uses[pick[3].id] += 1
+        chosen[f.id] = (pick[3], pick[4])
+    for f in parents:
+        if f.id not in chosen and f.id not in why:
+            why[f.id] = (
+                "single-function",
+                "the prompt defines more than its entry point, or it is not a function",
+            )
+    return chosen, why
+
+
+def _grow_tests(variant: Variant, f: Problem, g: Problem, engine: Engine, options: EvolveOptions, seed: int) -> list[TestCase]:  # fmt: skip
+    """f's surviving inputs plus new ones from the test-generation engine, kept only where g stays in range."""
+    if options.tests == 0:
+        return variant.tests
+    result = augment_problem(
+        variant,
+        engine,
+        AugmentOptions(per_problem=options.tests, budget_s=8.0, suite_time_s=0.5, seed=seed, reduce=False),
+    )
+    if result.skipped:
+        return variant.tests
+    base = {repr(t.input) for t in variant.tests}
+    new = [t for t in result.problem.tests if repr(t.input) not in base]
+    if not new:
+        return variant.tests
+    g_type = infer_signature(g).params[0][1]
+    seen = rules.observe([t.input[0] for t in g.tests])
+    runs = engine.run_inputs(f, [t.input for t in new])
+    kept = [
+        TestCase(input=t.input, origin=t.origin)
+        for t, run in zip(new, runs, strict=True)
+        if run.status == "ok"
+        and admits(g_type, run.output, numeric_widening=True)
+        and rules.inside_observed(run.output, seen)
+    ]
+    return variant.tests + kept
+
+
+def propose_combine(parents: Sequence[Problem], engine: Engine, options: EvolveOptions, seed: int) -> tuple[list[Draft], list[Variant]]:  # fmt: skip
+    chosen, why = _pick_partners(parents, engine, seed)
+    by_id = {p.id: p for p in parents}
+    drafts, records = [], []
+    for f in parents:
+        if f.id in why:
+            records.append(_seed_record(f, "combine", *why[f.id]))
+            continue
+        g, ok = chosen[f.id]
+        fit = rules.fits(f, g)
+        assert fit is not None
+        examples = [(f.tests[i].input, None) for i in ok[:2]]
+        built = rules.combine(f, g, fit.g_param, [])
+        if isinstance(built, str):
+            records.append(_seed_record(f, "combine", "compose", built))
+            continue
+        tests = [TestCase(input=f.tests[i].input) for i in ok]
+        number = "-" + g.id.rsplit("/", 1)[-1]
+        variant = _variant(f, "combine", number, built.prompt, built.reference, built.entry_point, tests,
+                           [f.id, g.id], partner=g.id, partner_entry_point=g.entry_point)  # fmt: skip
+        # Worked examples: the composition on two of f's inputs, computed by the composed reference.
+        ready = engine.prepare(
+            [variant.model_copy(update={"tests": [TestCase(input=a) for a, _ in examples]})]
+        )
+        if ready.problems:
+            shown = [(t.input, t.expected) for t in ready.problems[0].tests][:2]
+            built = rules.combine(f, g, fit.g_param, shown)
+            if isinstance(built, str):
+                records.append(_seed_record(f, "combine", "compose", built))
+                continue
+            variant = variant.model_copy(update={"prompt": built.prompt, "reference": built.reference})
+        variant = variant.model_copy(update={"tests": _grow_tests(variant, f, g, engine, options, seed)})
+        drafts.append(Draft(variant=variant, parent=by_id[f.id], outputs="change", checks=COMBINE_CHECKS))
+    return drafts, records
+
+
+def tool_use_from_combine(variant: Variant, parents: dict[str, Problem]) -> Draft | str:
+    """A combined problem whose first step is given in full (f's reference, docstring included) as a helper."""
+    f = parents.get(variant.parent_id)
+    g = parents.get(str(variant.provenance.get("partner")))
+    fit = rules.fits(f, g) if f is not None and g is not None else None
+    if f is None or g is None or fit is None:
+        return "the combined problem's parents are not at hand"
+    shown = [(t.input, t.expected) for t in variant.tests if t.has_expected and t.origin == "base"][:2]
+    built = rules.combine(f, g, fit.g_param, shown, tool=True)
+    if isinstance(built, str):
+        return built
+    tool = _variant(f, "tool_use", "-" + g.id.rsplit("/", 1)[-1], built.prompt, built.reference,
+                    built.entry_point, [TestCase(input=t.input, origin=t.origin) for t in variant.tests],
+                    [f.id, g.id], helpers=[f.entry_point], partner=g.id, from_combine=variant.id)  # fmt: skip
+    return Draft(variant=tool, parent=f, outputs="change", checks=COMBINE_CHECKS)
+
+
+# ----------------------------------------------------------------------------------------- tool_use
+
+
+def _helper_docstring(helper: rules.Helper, engine: Engine) -> str | None:
+    """A docstring for a helper of a known name, if the helper agrees with our implementation of that name."""
+    known = rules.NAMED_HELPERS.get(helper.name.lower().replace("_", "")) or rules.NAMED_HELPERS.get(
+        helper.name
+    )
+    if known is None:
+        return None
+    probe = Problem(id=f"helper:{helper.name}", prompt="", reference=helper.code, entry_point=helper.name)
+    runs = engine.run_inputs(probe, [[x] for x in known.inputs])
+    agree = [
+        run.status == "ok" and run.output == known.oracle(x)
+        for x, run in zip(known.inputs, runs, strict=True)
+    ]
+    text = known.docstring.format(arg=helper.arg)
+    if all(agree):
+        return text
+    if known.domain_test is not None and all(
+        a for x, a in zip(known.inputs, agree, strict=True) if known.domain_test(x)
+    ):
+        return f"{text[:-1]}, where {known.domain.format(arg=helper.arg)}."
+    return None
+
+
+def propose_tool_use(parents: Sequence[Problem], engine: Engine) -> tuple[list[Draft], list[Variant]]:
+    drafts, records = [], []
+    for parent in parents:
+        helpers = rules.nested_helpers(parent)
+        if not helpers:
+            records.append(
+                _seed_record(parent, "tool_use", "helpers", "the reference defines no movable helper")
+            )
+            continue
+        made = False
+        for helper in helpers:
+            doc = _helper_docstring(helper, engine)
+            if doc is None:
+                continue
+            code = rules.documented(helper, doc)
+            prompt = rules.with_tool(parent, code, rules.TOOL_SENTENCE.format(name=helper.name))
+            solution = rules.without_helper(parent, helper)
+            if prompt is None or solution is None or not solution.startswith(parent.prompt):
+                continue
+            reference = prompt + solution[len(parent.prompt) :]
+            variant = _variant(parent, "tool_use", "", prompt, reference, parent.entry_point,
+                               [TestCase(input=t.input, origin=t.origin) for t in parent.tests], [parent.id],
+                               helpers=[helper.name])  # fmt: skip
+            drafts.append(Draft(variant=variant, parent=parent, outputs="keep", examples="keep", checks=()))
+            made = True
+            break
+        if not made:
+            names = ", ".join(h.name for h in helpers)
+            records.append(_seed_record(parent, "tool_use", "helper-docstring",
+                                        f"no docstring we can state truly for {names}"))  # fmt: skip
+    return drafts, records
+
+
+# ---------------------------------------------------------------------------------------- transform
+
+
+def yield_lines(candidates: Sequence[Variant], seeds: int) -> list[str]:
+    """Per type: seeds that became accepted variants, and the count of each reason the others dropped."""
+    lines = []
+    for kind in dict.fromkeys(str(c.label) for c in candidates):
+        mine = [c for c in candidates if c.label == kind]
+        accepted = {c.parent_id for c in mine if c.provenance.get("status") == ACCEPTED}
+        reasons = Counter(
+            str(c.provenance.get("check")) for c in mine if c.provenance.get("status") != ACCEPTED
+        )
+        dropped = ", ".join(f"{check} {count}" for check, count in reasons.most_common())
+        lines.append(
+            f"{kind}: {len(accepted)} of {seeds} seeds gave an accepted variant; dropped: {dropped or 'none'}"
+        )
+    return lines
+
+
+@register_transform
+class EvolveTransform(Transform):
+    """EvoEval's evolutions; offline ``combine`` and ``tool_use`` (``--generator rules``).
+
+    Contract: applies to function problems.  combine: a variant per seed f
+    whose outputs fit a single-parameter g (type and observed range), its
+    reference ``g(f(x))``, tests from f's inputs grown by test generation,
+    outputs changed from f's, worked examples computed by the composed
+    reference.  tool_use: a documented helper moved into the prompt, the
+    parent's reference and tests kept, outputs identical; or f given as a
+    helper of a combined problem.  Other types need a generator model.
+    """
+
+    name = TRANSFORM
+    summary = "EvoEval evolutions: combine and tool_use offline (--generator rules); LLM types not built yet"
+    Options = EvolveOptions
+
+    def uses_llm(self, options: TransformOptions) -> bool:
+        return False  # the LLM refinement loop is not built: nothing is asked yet
+
+    def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
+        options = ctx.options
+        assert isinstance(options, EvolveOptions)
+        with ctx.progress(f"evolve: prepare {len(problems)} problems", len(problems)) as advance:
+            parents = ctx.engine.prepare(list(problems), advance).problems
+        by_id = {p.id: p for p in parents}
+        records: list[Variant] = []
+        drafts: list[Draft] = []
+        notes: list[str] = []
+        llm = options.generator != "rules"
+        for kind in options.types:
+            if kind in RULE_TYPES and not llm:
+                continue
+            reason = "LLM refinement not built yet" if llm else "needs a generator model (--generator SPEC)"
+            check = "llm-refinement" if llm else "needs-generator"
+            records.extend(_seed_record(p, kind, check, reason) for p in parents)
+            notes.append(f"{kind}: {reason}")
+        if not llm and "combine" in options.types:
+            with ctx.progress("evolve: combine", None):
+                found, dropped = propose_combine(parents, ctx.engine, options, ctx.seed)
+            drafts += found
+            records += dropped
+        tool_drafts: list[Draft] = []
+        if not llm and "tool_use" in options.types:
+            found, dropped = propose_tool_use(parents, ctx.engine)
+            tool_drafts += found
+            records += dropped
+        with ctx.progress("evolve: finalize", None) as advance:
+            finalized = finalize_variants(drafts + tool_drafts, ctx.engine, advance)
+        candidates = list(finalized.candidates)
+        if not llm and "tool_use" in options.types and "combine" in options.types:
+            helped = {d.parent.id for d in tool_drafts}
+            second = []
+            for variant in finalized.variants:
+                if variant.label == "combine" and variant.parent_id not in helped:
+                    draft = tool_use_from_combine(variant, by_id)
+                    if isinstance(draft, str):
+                        records.append(_seed_record(by_id[variant.parent_id], "tool_use", "compose", draft))
+                    else:
+                        second.append(draft)
+            more = finalize_variants(second, ctx.engine)
+            candidates += more.candidates
+        variants = [c for c in candidates if c.provenance.get("status") == ACCEPTED]
+        all_records = records + candidates
+        notes += yield_lines(all_records, len(parents))
+        return MorphReport(TRANSFORM, variants, all_records, parents=len(parents), notes=notes)
