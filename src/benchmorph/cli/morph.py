@@ -59,8 +59,9 @@ def run_and_print(
     transform = get_transform(name)
     bench = load_benchmark(benchmark, data)
     problems = select_problems(bench.problems, limit, tasks, field="--tasks")
+    uses_llm = transform.uses_llm(transform.parse_options(options, where=f"transform {name}"))
     with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine:
-        cache = LLMCache(cache_path) if transform.needs_llm else None
+        cache = LLMCache(cache_path) if uses_llm else None
         try:
             ctx = MorphContext(
                 engine=engine,
@@ -122,7 +123,7 @@ def parse_transform_options(name: str, args: list[str]) -> dict[str, Any]:
 @morph_app.command("list")
 def list_command() -> None:
     """The registered transforms, their contracts and their options."""
-    from benchmorph.morph.transform import get_transform, transform_names
+    from benchmorph.morph.transform import Transform, get_transform, transform_names
 
     table = Table(title="transforms (benchmorph morph run NAME BENCH --out V.jsonl [options])")
     for column in ("name", "LLM", "what it makes", "options"):
@@ -130,7 +131,9 @@ def list_command() -> None:
     for name in transform_names():
         transform = get_transform(name)
         options = ", ".join("--" + field.replace("_", "-") for field in transform.Options.model_fields)
-        table.add_row(name, "yes" if transform.needs_llm else "no", transform.summary, options or "-")
+        optional = type(transform).uses_llm is not Transform.uses_llm
+        llm = "yes" if transform.needs_llm else "optional" if optional else "no"
+        table.add_row(name, llm, transform.summary, options or "-")
     out_console.print(table)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from benchmorph.data.models import Problem, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED, Advance
-from benchmorph.validation.example_check import recompute_examples
+from benchmorph.validation.example_check import Recomputed, recompute_examples
 from benchmorph.validation.lost_power import PowerProbe, restore_test_power
 from benchmorph.validation.quality import CheckInput, Edit, changed_fraction, run_checks
 
@@ -42,6 +42,9 @@ class Draft:
     failed_inputs: Literal["reject", "flag"] = "reject"
     outputs: Literal["change", "keep"] = "change"
     checks: Sequence[str] | None = None  # quality checks to run (None: all registered)
+    # "keep": the worked examples are the parent's, left as written (a rewording; the transform checks
+    # that they did not change), so none is re-run or rewritten, and the "examples" check should be off.
+    examples: Literal["recompute", "keep"] = "recompute"
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -97,9 +100,10 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
         alive.append((index, draft, done.model_copy(update={"provenance": provenance})))
 
     parents = {variant.id: draft.parent for _, draft, variant in alive}
-    recomputed = recompute_examples([variant for _, _, variant in alive], engine, parents)
+    recompute = [variant for _, draft, variant in alive if draft.examples == "recompute"]
+    recomputed = recompute_examples(recompute, engine, parents)
     for index, draft, variant in alive:
-        examples = recomputed[variant.id]
+        examples = recomputed.get(variant.id) or Recomputed(variant)
         new = examples.result
         if isinstance(new, str):
             outcome[index] = decided(variant, REJECTED, "examples", new)

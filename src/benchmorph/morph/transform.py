@@ -117,6 +117,11 @@ class Transform(ABC):
     def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
         """Variants of ``problems``; ``ctx.options`` is an instance of ``self.Options``."""
 
+    def uses_llm(self, options: TransformOptions) -> bool:
+        """Whether a run with these options needs ``ctx.cache`` (an LLM); ``needs_llm`` unless a
+        transform's options choose (``metamorphic --generator rules`` needs none)."""
+        return self.needs_llm
+
     def parse_options(self, values: dict[str, Any], where: str = "options") -> TransformOptions:
         """Validate user-given options; a bad one is an InputError naming it."""
         try:
