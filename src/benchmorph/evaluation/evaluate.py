@@ -156,6 +156,9 @@ def write_evaluation(out_dir: str | Path, evaluation: Evaluation) -> dict[str, A
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "results.jsonl", verdict_rows(evaluation.verdicts))
-    summary = evaluation.summary()
+    # EvoEval runs only: per-type pass@1, the composition ratio (benchmorph.evaluation.evolve_metrics).
+    from benchmorph.evaluation.evolve_metrics import evolve_summary
+
+    summary = {**evaluation.summary(), **evolve_summary(evaluation.problems, evaluation.verdicts)}
     write_text_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     return summary

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from benchmorph.data.models import Variant, Verdict
+from benchmorph.evaluation.evolve_metrics import evolve_for_runs
 from benchmorph.evaluation.passk import pass_at_k_table, sample_counts
 from benchmorph.evaluation.rundir import RunDir
 from benchmorph.evaluation.sensitivity import PairOutcome, Sensitivity, pair_runs, sensitivity
@@ -57,6 +58,9 @@ class FamilyRow:
     neither: int
     variant_failures: int
     answered_original: int
+    # Evolved (EvoEval) combine families: combined problems solved, of those whose two parents are solved.
+    composition_ratio: float | None = None
+    composition_eligible: int = 0
 
 
 # FamilyRow's numbers that `sensitivity` computes; `model` is not among them
@@ -168,6 +172,8 @@ def leaderboard(runs: Sequence[RunDir]) -> list[LeaderboardRow]:
 
 def family_of(problem: object) -> str:
     if isinstance(problem, Variant):
+        if problem.transform == "evolve":  # one row per EvoEval type, named as the evolve family
+            return f"evolve/{problem.label}"
         return problem.label or problem.transform or "variant"
     return "variant"
 
@@ -208,6 +214,11 @@ def family_rows(
             )
             outcomes[(str(pairing.variant.path), family)] = result.per_problem
             shared = {name: getattr(result, name) for name in _FROM_SENSITIVITY}
+            evolved = evolve_for_runs(pairing.original, pairing.variant, only=ids)
+            composition = evolved.composition if evolved is not None else None
+            if composition is not None:
+                shared["composition_ratio"] = composition.ratio
+                shared["composition_eligible"] = composition.eligible
             rows.append(
                 FamilyRow(
                     model=pairing.model,

@@ -120,8 +120,12 @@ def family_table(report: Report) -> Table:
         Column("answered_original", "answered original", "int"),
         Column("variant_failures", "variant failures", "int"),
     ]
+    composed = any(row.composition_ratio is not None for row in report.families)
+    if composed:  # evolved combine families: EvoEval's composition ratio
+        columns.append(Column("composition_ratio", "composition ratio", "rate"))
     table = Table("families", "Originals vs variants, per model and family", columns)
     for row in report.families:
+        extra = [row.composition_ratio] if composed else []
         table.rows.append(
             [
                 row.model,
@@ -139,6 +143,7 @@ def family_table(report: Report) -> Table:
                 row.neither,
                 row.answered_original,
                 row.variant_failures,
+                *extra,
             ]
         )
     return table
