@@ -120,12 +120,17 @@ def take_cancel() -> None:
 def write_frame(kind: bytes, payload: bytes | memoryview) -> None:
     """One reply frame: a kind byte, a 4-byte big-endian length, the payload."""
     header = kind + struct.pack(">I", len(payload))
-    view = memoryview(header)
-    while view:
-        view = view[os.write(PROTO_OUT, view) :]
-    with memoryview(payload) as view:
-        while view:
-            view = view[os.write(PROTO_OUT, view) :]
+    with memoryview(payload) as body:
+        # One system call for both, as a rule; a short write finishes piece by piece.
+        written = os.writev(PROTO_OUT, [header, body])
+        if written < len(header):
+            view = memoryview(header)[written:]
+            while view:
+                view = view[os.write(PROTO_OUT, view) :]
+            written = len(header)
+        rest = body[written - len(header) :]
+        while rest:
+            rest = rest[os.write(PROTO_OUT, rest) :]
 
 
 class Code:
