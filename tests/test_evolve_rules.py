@@ -193,3 +193,10 @@ def test_reference_scores_one_and_composes_everything(report, tmp_path: Path) ->
     (row,) = json.loads((tmp_path / "s.json").read_text())
     assert row["evolve"]["composition"]["ratio"] == 1.0
     assert row["evolve"]["types"]["combine"]["drop"] == 0.0
+    html = tmp_path / "r.html"
+    rendered = run_cli(
+        "report", str(tmp_path / "orig"), str(tmp_path / "var"), "--html", str(html), cache=cache
+    )
+    assert rendered.returncode == 0, rendered.stderr
+    page = html.read_text()
+    assert "evolve/combine" in page and "evolve/tool_use" in page and "composition ratio" in page

@@ -123,11 +123,12 @@ def _pick_partners(parents: Sequence[Problem], engine: Engine, seed: int) -> tup
     receive; a pair is kept when at least MIN_INPUTS of f's inputs go through
     both without raising and the composed outputs are not (mostly) one value.
     """
-    singles = [p for p in parents if rules.single_function(p)]
+    shapes = {p.id: rules.shape(p) for p in parents}
+    singles = [p for p in parents if shapes[p.id].single]
     fits: dict[str, list[tuple[Problem, rules.Fit]]] = defaultdict(list)
     for f in singles:
         for g in singles:
-            fit = rules.fits(f, g)
+            fit = rules.fits(f, g, shapes[f.id], shapes[g.id])
             if fit is not None and len(fit.inside) >= MIN_INPUTS:
                 fits[f.id].append((g, fit))
     by_g: dict[str, dict[str, Any]] = defaultdict(dict)

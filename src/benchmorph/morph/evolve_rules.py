@@ -184,23 +184,40 @@ class Fit:
     inside: list[int]  # positions of f's tests whose output lies inside g's observed domain
 
 
-def fits(f: Problem, g: Problem) -> Fit | None:
+@dataclass(frozen=True)
+class Shape:
+    """What composing needs to know of a problem, computed once: its signature and its first parameter's range."""
+
+    single: bool
+    sig: Signature
+    seen: Observed | None
+
+
+def shape(problem: Problem) -> Shape:
+    sig = infer_signature(problem)
+    single = single_function(problem)
+    seen = observe([test.input[0] for test in problem.tests]) if single and sig.arity == 1 else None
+    return Shape(single, sig, seen)
+
+
+def fits(f: Problem, g: Problem, f_shape: Shape | None = None, g_shape: Shape | None = None) -> Fit | None:
     """Whether ``g(f(x))`` is a sound composition on f's prepared tests (see the module docstring)."""
-    if f.id == g.id or not (single_function(f) and single_function(g)):
+    f_shape = f_shape or shape(f)
+    g_shape = g_shape or shape(g)
+    if f.id == g.id or not (f_shape.single and g_shape.single):
         return None
     outputs = [test.expected for test in f.tests if test.has_expected]
     if not outputs or len(outputs) != len(f.tests):
         return None
-    sig: Signature = infer_signature(g)
-    if sig.arity != 1 or sig.required != 1:
+    sig = g_shape.sig
+    if sig.arity != 1 or sig.required != 1 or g_shape.seen is None:
         return None
     ((g_param, g_type),) = sig.params
     if not all(admits(g_type, out, numeric_widening=True) for out in outputs):
         return None
     if str(infer_type(outputs)) in ("Any", "None", "bool"):
         return None  # g of a constant or of a yes/no answer says nothing of f
-    seen = observe([test.input[0] for test in g.tests])
-    inside = [i for i, out in enumerate(outputs) if inside_observed(out, seen)]
+    inside = [i for i, out in enumerate(outputs) if inside_observed(out, g_shape.seen)]
     return Fit(g_param, inside)
 
 
