@@ -340,3 +340,21 @@ def test_morph_run_metamorphic_from_the_command_line(tmp_path: Path) -> None:
     listed = run_cli("morph", "list", cache=tmp_path / "cache")
     row = next(line for line in listed.stdout.splitlines() if "metamorphic" in line)
     assert "optional" in row
+
+
+def test_quoted_example_data_is_not_renamed_and_parent_defects_do_not_drop_a_seed(engine: Engine) -> None:
+    # Mbpp/301 renames `d`, and its example's dictionary has a key 'd': data, kept.  Mbpp/556's `N` is
+    # never explained, in the parent as in every rewording: the seed keeps its variants, the finding noted.
+    chosen = select_problems(problems("mbpp+"), tasks="Mbpp/301,Mbpp/556")
+    report = run_transform("metamorphic", chosen, MorphContext(engine=engine), {"variants": 2})
+    assert sorted(v.id for v in report.variants) == [
+        "Mbpp/301/meta-0",
+        "Mbpp/301/meta-1",
+        "Mbpp/556/meta-0",
+        "Mbpp/556/meta-1",
+    ]
+    for variant in report.variants:
+        if variant.parent_id == "Mbpp/301":
+            assert "{'c': {'d': {}}}" in variant.prompt and "d" in variant.provenance["renames"]
+        else:
+            assert variant.provenance["parent_findings"] == ["unexplained-parameter"]

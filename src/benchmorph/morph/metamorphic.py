@@ -117,7 +117,9 @@ def examples_changed(parent: Problem, variant: Variant) -> str | None:
         except ValueError:
             same = before.expected_text == after.expected_text and before.args == after.args
         if not same:
-            return f"an example changed: {before.expected_text!r} -> {after.expected_text!r}"
+            if before.expected_text != after.expected_text:
+                return f"an example's answer changed: {before.expected_text!r} -> {after.expected_text!r}"
+            return f"an example's arguments changed: {before.args!r} -> {after.args!r}"
     return None
 
 
@@ -137,11 +139,31 @@ OUTPUT_CHECKS = frozenset(
     }
 )
 UNCHECKED = frozenset({"examples"}) | OUTPUT_CHECKS
+# Checks that read only the variant's own text and tests, so a parent can fail them too (parent_findings).
+PARENT_RELATIVE = frozenset({"unexplained-parameter"})
 
 
 def checks() -> list[str]:
     """The quality checks a metamorphic draft runs: every registered one but :data:`UNCHECKED`."""
     return [name for name in CHECKS if name not in UNCHECKED]
+
+
+def parent_findings(parent: Problem, variant: Variant, names: Sequence[str]) -> list[str]:
+    """The checks among ``names`` the parent itself fails, read as if it were the variant.
+
+    A rewording inherits its parent's tests and meaning, so a defect of the
+    parent (MBPP's unexplained ``N``: Mbpp/101, 556, 559, 564, 597, 644) is
+    neither caused nor cured by it; holding the variant would drop the seed
+    from the dynamic benchmark while it stays in the static one.  Such checks
+    are skipped for that draft and named in ``provenance.parent_findings``.
+    """
+    from benchmorph.validation.quality import CheckInput
+
+    as_parent = variant.model_copy(
+        update={"prompt": parent.prompt, "reference": parent.reference, "entry_point": parent.entry_point}
+    )
+    item = CheckInput(variant=as_parent, parent=parent)
+    return [name for name in names if CHECKS[name](item) is not None]
 
 
 def rules_drafts(
@@ -168,10 +190,13 @@ def rules_drafts(
             if changed is not None:
                 records.append(decided(variant, REJECTED, "examples-changed", changed))
                 continue
+            names = checks()
+            inherited = parent_findings(parent, variant, [name for name in names if name in PARENT_RELATIVE])
+            if inherited:
+                names = [name for name in names if name not in inherited]
+                variant = _stamp(variant, "parent_findings", inherited)
             drafts.append(
-                Draft(
-                    variant, parent, outputs="keep", failed_inputs="reject", examples="keep", checks=checks()
-                )
+                Draft(variant, parent, outputs="keep", failed_inputs="reject", examples="keep", checks=names)
             )
     return drafts, records, skipped
 

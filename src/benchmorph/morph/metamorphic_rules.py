@@ -911,8 +911,10 @@ def propose_variants(
         if doc is None:
             proposal.skipped = "the renamed prompt lost its description"
             return proposal
+        # In worked examples a quoted string is data (Mbpp/301's {'d': {}} keeps its 'd' when d is renamed).
+        examples = example_lines(prompt_code, entry_point, doc.start + len(doc.opener))
         renamed_prompt = (
-            prompt_code[: doc.start] + doc.opener + rename_text(doc.body, text_renames) + doc.closer
+            prompt_code[: doc.start] + doc.opener + rename_text(doc.body, text_renames, examples) + doc.closer
         )
         renamed_prompt += prompt_code[doc.end :]
         scenario = scenario_sentence(template, signature, renames, named)
