@@ -24,6 +24,12 @@ from benchmorph.report.analysis import (
     ranking_changes,
     run_labels,
 )
+from benchmorph.report.contamination import (
+    ContaminationGroup,
+    MetamorphicRow,
+    contamination,
+    metamorphic_rows,
+)
 from benchmorph.report.details import ProblemDetail, problem_details
 
 SCHEMA_VERSION = 1
@@ -38,6 +44,10 @@ class Report:
     rankings: list[RankingChange]
     problems: list[ProblemRow]
     details: list[ProblemDetail] = field(default_factory=list)
+    # Models run on originals and on metamorphic variants (three or more per benchmark): the verdict.
+    contamination: list[ContaminationGroup] = field(default_factory=list)
+    # Every model run on originals and on metamorphic variants: Pass@K beside DyPass@K, and BLEU-4.
+    metamorphic: list[MetamorphicRow] = field(default_factory=list)
 
     @property
     def models(self) -> list[str]:
@@ -90,6 +100,8 @@ def build_report(runs: Sequence[RunDir | str | Path], engine: Engine) -> Report:
         rankings=ranking_changes(families),
         problems=problems,
         details=problem_details(problems, pairs, originals, labels),
+        contamination=contamination(loaded),
+        metamorphic=metamorphic_rows(loaded),
     )
 
 

@@ -57,7 +57,10 @@ def render_html(report: Report) -> str:
         report=report,
         models=report.models,
         version=__version__,
-        tables={name: tables.get(name) for name in ("leaderboard", "families", "rankings", "problems")},
+        tables={
+            name: tables.get(name)
+            for name in ("leaderboard", "families", "rankings", "problems", "metamorphic", "contamination")
+        },
         charts=chart_svgs,
         cell_text=cell_text,
         sort_value=sort_value,

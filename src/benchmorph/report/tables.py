@@ -202,8 +202,88 @@ def problem_table(report: Report) -> Table:
     return table
 
 
+def contamination_table(report: Report) -> Table:
+    """Static vs dynamic (metamorphic) pass@1 per model, the gap's interval and the fit's verdict."""
+    columns = [
+        Column("benchmark", "benchmark"),
+        Column("model", "model"),
+        Column("seeds", "seeds", "int"),
+        Column("static", "static pass@1", "rate"),
+        Column("dynamic", "dynamic pass@1", "rate"),
+        Column("gap", "gap", "signed"),
+        Column("gap_ci", "gap 95% CI", "interval"),
+        Column("predicted", "predicted dynamic", "rate"),
+        Column("interval", "95% prediction interval", "interval"),
+        Column("verdict", "verdict"),
+    ]
+    table = Table("contamination", "Contamination: static vs metamorphic (dynamic) pass@1", columns)
+    for group in report.contamination:
+        for row in group.models:
+            interval = None if row.interval_low is None else (row.interval_low, row.interval_high)
+            verdict = f"flagged ({row.side})" if row.flagged else "not flagged"
+            if row.predicted is None:
+                verdict = "no fit (too few other models)"
+            if row.reference:
+                verdict += ", reference"
+            elif row.exceeds_reference:
+                verdict += ", gap above the references'"
+            table.rows.append(
+                [
+                    group.benchmark,
+                    row.model,
+                    row.seeds,
+                    row.static,
+                    row.dynamic,
+                    row.gap,
+                    (row.gap_ci_low, row.gap_ci_high),
+                    row.predicted,
+                    interval,
+                    verdict,
+                ]
+            )
+    return table
+
+
+def metamorphic_table(report: Report) -> Table:
+    """DyCodeEval's table: pass@k on the originals beside DyPass@k on their metamorphic variants, per
+    model, and the variants' mean BLEU-4 against their originals (external) and each other (internal)."""
+    ks = sorted({int(key.split("@")[1]) for row in report.metamorphic for key in row.dypass})
+    columns = [
+        Column("benchmark", "benchmark"),
+        Column("model", "model"),
+        Column("seeds", "seeds", "int"),
+        *(Column(f"pass@{k}", f"Pass@{k}", "rate") for k in ks),
+        *(Column(f"dypass@{k}", f"DyPass@{k}", "rate") for k in ks),
+        Column("bleu_external", "BLEU-4 external", "rate"),
+        Column("bleu_internal", "BLEU-4 internal", "rate"),
+    ]
+    table = Table(
+        "metamorphic", "Metamorphic: Pass@K on the originals vs DyPass@K on their variants", columns
+    )
+    for row in report.metamorphic:
+        table.rows.append(
+            [
+                row.benchmark,
+                row.model,
+                row.seeds,
+                *(row.passk.get(f"pass@{k}") for k in ks),
+                *(row.dypass.get(f"dypass@{k}") for k in ks),
+                row.bleu_external,
+                row.bleu_internal,
+            ]
+        )
+    return table
+
+
 def all_tables(report: Report) -> list[Table]:
-    tables = [leaderboard_table(report), family_table(report), ranking_table(report), problem_table(report)]
+    tables = [
+        leaderboard_table(report),
+        family_table(report),
+        ranking_table(report),
+        problem_table(report),
+        metamorphic_table(report),
+        contamination_table(report),
+    ]
     return [table for table in tables if table.rows]
 
 
