@@ -167,7 +167,8 @@ def _tie_free(variant: Variant, inputs: list[list[Any]], engine: Engine) -> list
 
 
 class ObservedDomain:
-    """What the inherited inputs never show, per argument: a negative number, a zero, an empty container, a character.
+    """What the inherited inputs never show, per argument: a negative number, a zero, an empty container, a character
+    (in either case).
 
     A description promises its inputs ("a list of positive integers") more
     often than a contract checks them.  An added test outside what every
@@ -186,8 +187,8 @@ class ObservedDomain:
 
     def _observe(self, position: int, value: Any) -> None:
         for leaf in _leaves(value):
-            if isinstance(leaf, str):
-                self.chars.setdefault(position, set()).update(leaf)
+            if isinstance(leaf, str):  # a letter seen in one case is promised in the other too
+                self.chars.setdefault(position, set()).update(leaf + leaf.swapcase())
             elif isinstance(leaf, int | float) and not isinstance(leaf, bool):
                 self.negative[position] = self.negative.get(position, False) or leaf < 0
                 self.zero[position] = self.zero.get(position, False) or leaf == 0
