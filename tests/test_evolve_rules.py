@@ -52,6 +52,18 @@ def test_observed_domain_rejects_what_the_tests_never_show() -> None:
     assert not rules.inside_observed([-4], lists)
 
 
+def test_descriptions_are_read_whole_or_not_at_all(humaneval: dict[str, Problem]) -> None:
+    # HumanEval/139 says what the function returns only after its example: cut there, it would not.
+    assert rules.description(humaneval["HumanEval/139"]) is None
+    text = rules.description(humaneval["HumanEval/33"])
+    assert text is not None and "\n" not in text and text.startswith("This function takes a list l")
+    grades = rules.description(humaneval["HumanEval/81"])
+    assert grades is not None and grades.rstrip().endswith("E")  # a table's last cell gets no period
+    # "Assume n > 1 and is not a prime": a precondition in words makes a problem no partner g.
+    assert rules.shape(humaneval["HumanEval/59"]).assumes
+    assert not rules.shape(humaneval["HumanEval/15"]).assumes
+
+
 def test_composition_needs_fitting_types_and_one_parameter(prepared: dict[str, Problem]) -> None:
     f, g = prepared["HumanEval/16"], prepared["HumanEval/15"]  # str -> int, then int -> str
     fit = rules.fits(f, g)

@@ -28,17 +28,20 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import Field, field_validator
 
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.engine import Engine
+from benchmorph.execution.limits import REFERENCE_LIMITS, Limits
 from benchmorph.morph import evolve_rules as rules
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
 from benchmorph.morph.transform import (
     ACCEPTED,
     REJECTED,
+    Advance,
     MorphContext,
     MorphReport,
     Transform,
@@ -116,6 +119,12 @@ def _seed_record(parent: Problem, kind: str, check: str, reason: str) -> Variant
 # ------------------------------------------------------------------------------------------ combine
 
 
+def _input_limits(engine: Engine) -> Limits:
+    """One second per input, as test generation allows a candidate input: a partner that takes longer on
+    an output of f is not a partner (and a batch of slow inputs must not stall the run)."""
+    return replace(engine.limits, min_time_limit=1.0, time_factor=1.0, setup_time=REFERENCE_LIMITS.setup_time)
+
+
 def _pick_partners(parents: Sequence[Problem], engine: Engine, seed: int) -> tuple[dict[str, tuple[Problem, list[int]]], dict[str, tuple[str, str]]]:  # fmt: skip
     """Per f: the g it composes with and the positions of f's tests the pair keeps; per other f: why none.
 
@@ -143,7 +152,7 @@ def _pick_partners(parents: Sequence[Problem], engine: Engine, seed: int) -> tup
         if not values:
             continue
         keys = list(values)
-        runs = engine.run_inputs(g, [[values[key]] for key in keys])
+        runs = engine.run_inputs(g, [[values[key]] for key in keys], limits=_input_limits(engine))
         g_out[g.id] = {key: run.output for key, run in zip(keys, runs, strict=True) if run.status == "ok"}
     chosen: dict[str, tuple[Problem, list[int]]] = {}
     why: dict[str, tuple[str, str]] = {}
@@ -199,7 +208,7 @@ def _grow_tests(variant: Variant, f: Problem, g: Problem, engine: Engine, option
         return variant.tests
     g_type = infer_signature(g).params[0][1]
     seen = rules.observe([t.input[0] for t in g.tests])
-    runs = engine.run_inputs(f, [t.input for t in new])
+    runs = engine.run_inputs(f, [t.input for t in new], limits=_input_limits(engine))
     kept = [
         TestCase(input=t.input, origin=t.origin)
         for t, run in zip(new, runs, strict=True)
@@ -210,7 +219,9 @@ def _grow_tests(variant: Variant, f: Problem, g: Problem, engine: Engine, option
     return variant.tests + kept
 
 
-def propose_combine(parents: Sequence[Problem], engine: Engine, options: EvolveOptions, seed: int) -> tuple[list[Draft], list[Variant]]:  # fmt: skip
+def propose_combine(parents: Sequence[Problem], engine: Engine, options: EvolveOptions, seed: int,
+                    advance: Advance | None = None) -> tuple[list[Draft], list[Variant]]:  # fmt: skip
+    """One composition per seed f (its partner chosen by ``_pick_partners``), with examples and grown tests."""
     chosen, why = _pick_partners(parents, engine, seed)
     by_id = {p.id: p for p in parents}
     drafts, records = [], []
@@ -243,6 +254,8 @@ def propose_combine(parents: Sequence[Problem], engine: Engine, options: EvolveO
             variant = variant.model_copy(update={"prompt": built.prompt, "reference": built.reference})
         variant = variant.model_copy(update={"tests": _grow_tests(variant, f, g, engine, options, seed)})
         drafts.append(Draft(variant=variant, parent=by_id[f.id], outputs="change", checks=COMBINE_CHECKS))
+        if advance is not None:
+            advance(1)
     return drafts, records
 
 
@@ -379,8 +392,8 @@ class EvolveTransform(Transform):
             records.extend(_seed_record(p, kind, check, reason) for p in parents)
             notes.append(f"{kind}: {reason}")
         if not llm and "combine" in options.types:
-            with ctx.progress("evolve: combine", None):
-                found, dropped = propose_combine(parents, ctx.engine, options, ctx.seed)
+            with ctx.progress("evolve: combine (pairs composed)", None) as advance:
+                found, dropped = propose_combine(parents, ctx.engine, options, ctx.seed, advance)
             drafts += found
             records += dropped
         tool_drafts: list[Draft] = []

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import re
 import string
 import textwrap
@@ -62,14 +63,52 @@ def _entry(tree: ast.Module, name: str) -> ast.FunctionDef | None:
     return found[-1] if found else None
 
 
+_EXAMPLE_LINE = re.compile(r">>>|=|➞|->")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_LIST_ITEM = re.compile(r"([-*•]|\d+[.)])\s")
+
+
+def _paragraphs(text: str) -> str:
+    """Lines of one paragraph joined (the source's line breaks are not the reader's); list items, lines
+    after a colon and extra-indented lines (a formula) stay on their own; blank lines stay paragraphs."""
+    units: list[str] = []
+    previous = ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        after_item = bool(_LIST_ITEM.match(previous.strip())) and stripped[:1].isupper()
+        if not stripped:
+            units.append("")
+        elif previous.rstrip().endswith(":") or line.startswith((" ", "\t")):
+            units.append(line.rstrip())  # a table row or a formula: as laid out
+        elif not units or not units[-1] or _LIST_ITEM.match(stripped) or after_item:
+            units.append(stripped)
+        else:
+            units[-1] += " " + stripped
+        previous = line
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(units)).strip()
+
+
 def description(problem: Problem) -> str | None:
-    """The problem's description as a reader sees it, without worked examples; None if it has none."""
+    """The problem's description as a reader sees it, without worked examples; None if it has none, or if
+    its docstring goes on in prose after the examples (HumanEval/139 says what the function returns only
+    there: a description cut at the examples would lose it)."""
     parts = split_prompt(problem)
     if isinstance(parts, str):
         return None
-    text = strip_examples(parts.text, problem.entry_point).strip()
-    if text and text[-1].isalnum():
-        text += "."
+    kept = strip_examples(parts.text, problem.entry_point).strip()
+    full = (
+        parts.text + "\n" + (inspect.cleandoc(parts.examples) if parts.examples.strip() else "")
+    ).splitlines()
+    for line in full[len(kept.splitlines()) :]:
+        if (
+            len(_WORD.findall(line)) >= 5
+            and not _EXAMPLE_LINE.search(line)
+            and problem.entry_point not in line
+        ):
+            return None
+    text = _paragraphs(kept).lstrip("\"' \n")
+    if text and text[-1].isalnum() and len(_WORD.findall(text.splitlines()[-1])) >= 3:
+        text += "."  # a sentence the source left open; not a table's last cell
     return text or None
 
 
@@ -121,13 +160,16 @@ def _char_classes(text: str) -> set[str]:
 
 @dataclass
 class Observed:
-    """What a parameter's test values show: signs of numbers, emptiness, kinds of characters, per nesting."""
+    """What a parameter's test values show: signs and sizes of numbers, emptiness, lengths, kinds of
+    characters, per nesting level."""
 
     negative: bool = False
     zero: bool = False
     empty: bool = False
     chars: set[str] | None = None
     items: Observed | None = None
+    largest: float = 0.0  # the largest magnitude of a number seen
+    longest: int = 0  # the longest string or container seen
 
     def add(self, value: Any) -> None:
         if isinstance(value, bool):
@@ -135,7 +177,11 @@ class Observed:
         if isinstance(value, int | float):
             self.negative |= value < 0
             self.zero |= value == 0
-        elif isinstance(value, str):
+            self.largest = max(self.largest, abs(value))
+            return
+        if isinstance(value, str | list | tuple | set | frozenset | dict):
+            self.longest = max(self.longest, len(value))
+        if isinstance(value, str):
             self.empty |= not value
             self.chars = (self.chars or set()) | _char_classes(value)
         elif isinstance(value, list | tuple | set | frozenset):
@@ -158,11 +204,17 @@ def observe(values: Sequence[Any]) -> Observed:
 
 
 def inside_observed(value: Any, seen: Observed) -> bool:
-    """Whether ``value`` shows nothing that the observed values never did (a sign, emptiness, characters)."""
+    """Whether ``value`` shows nothing that the observed values never did: a sign, zero, emptiness, a kind
+    of character, or a size more than twice the largest seen (and above 10)."""
     if isinstance(value, bool):
         return True
     if isinstance(value, int | float):
-        return (value >= 0 or seen.negative) and (value != 0 or seen.zero)
+        sized = abs(value) <= max(2 * seen.largest, 10)  # a number far beyond the tests' is out of range
+        return sized and (value >= 0 or seen.negative) and (value != 0 or seen.zero)
+    if isinstance(value, str | list | tuple | set | frozenset | dict) and len(value) > max(
+        2 * seen.longest, 10
+    ):
+        return False
     if isinstance(value, str):
         return (bool(value) or seen.empty) and _char_classes(value) <= (seen.chars or set())
     if isinstance(value, list | tuple | set | frozenset | dict):
@@ -191,13 +243,18 @@ class Shape:
     single: bool
     sig: Signature
     seen: Observed | None
+    assumes: bool = False  # the description states a precondition in words (assume, guaranteed, valid)
+
+
+_ASSUMES = re.compile(r"\bassum|\bguarantee|\bvalid\b|\bpromise", re.I)
 
 
 def shape(problem: Problem) -> Shape:
     sig = infer_signature(problem)
     single = single_function(problem)
     seen = observe([test.input[0] for test in problem.tests]) if single and sig.arity == 1 else None
-    return Shape(single, sig, seen)
+    text = description(problem) if seen is not None else None
+    return Shape(single, sig, seen, assumes=bool(text and _ASSUMES.search(text)))
 
 
 def fits(f: Problem, g: Problem, f_shape: Shape | None = None, g_shape: Shape | None = None) -> Fit | None:
@@ -212,6 +269,8 @@ def fits(f: Problem, g: Problem, f_shape: Shape | None = None, g_shape: Shape | 
     sig = g_shape.sig
     if sig.arity != 1 or sig.required != 1 or g_shape.seen is None:
         return None
+    if g_shape.assumes:
+        return None  # "Assume n > 1 and is not a prime": a precondition no observed range captures
     ((g_param, g_type),) = sig.params
     if not all(admits(g_type, out, numeric_widening=True) for out in outputs):
         return None
