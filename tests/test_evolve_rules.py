@@ -9,7 +9,7 @@ import pytest
 
 from benchmorph.data.models import Problem, TestCase, Variant, Verdict
 from benchmorph.data.registry import load_benchmark
-from benchmorph.evaluation.evolve_metrics import evolve_metrics
+from benchmorph.evaluation.evolve_metrics import evolve_metrics, evolve_summary
 from benchmorph.execution.engine import Engine, Job
 from benchmorph.morph import evolve_rules as rules
 from benchmorph.morph.evolve import _helper_docstring
@@ -162,6 +162,10 @@ def test_composition_and_decomposition_ratios() -> None:
     score = metrics.types["combine"]
     assert score.pass_at_1 == pytest.approx(2 / 3) and score.parent_pass_at_1 == 1.0
     assert score.drop == pytest.approx(1 / 3)
+    # A run that judged the parents too (one benchmark holding both): summary.json has the ratio.
+    same_run = evolve_summary(problems, [*verdicts, *parents[:2], _verdict("c", True)])["evolve"]
+    assert same_run["composition"] == {"eligible": 3, "solved": 2, "ratio": pytest.approx(2 / 3)}
+    assert evolve_summary({"x": Problem(id="x", prompt="", reference="")}, [_verdict("x", True)]) == {}
     half = evolve_metrics(problems, verdicts, [*parents[:2], _verdict("c", False)])
     assert half is not None and half.composition is not None and half.composition.ratio == 1.0
     assert "decomposition" not in half.to_json()
