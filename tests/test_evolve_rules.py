@@ -90,7 +90,7 @@ def test_combined_prompt_and_reference(prepared: dict[str, Problem], engine: Eng
 
 
 def test_helpers_are_moved_only_with_a_docstring_that_holds(
-    prepared: dict[str, Problem], engine: Engine
+    prepared: dict[str, Problem], humaneval: dict[str, Problem], engine: Engine
 ) -> None:
     (helper,) = rules.nested_helpers(prepared["HumanEval/39"])
     assert helper.name == "is_prime"
@@ -98,6 +98,12 @@ def test_helpers_are_moved_only_with_a_docstring_that_holds(
     (loose,) = rules.nested_helpers(prepared["HumanEval/75"])  # for j in range(2, n): True for 0 and 1
     assert _helper_docstring(loose, engine) == (
         "Return True if n is a prime number, and False otherwise, where n is an integer of at least 2."
+    )
+    # HumanEval/107's is_palindrome says False for -121, whose digits do read the same both ways.
+    (palindrome,) = rules.nested_helpers(humaneval["HumanEval/107"])
+    assert _helper_docstring(palindrome, engine) == (
+        "Return True if the decimal digits of n read the same backwards as forwards, and False otherwise,"
+        " where n is a non-negative integer."
     )
     (xor,) = [h for h in rules.nested_helpers(prepared["HumanEval/11"])] or [None]
     assert xor is None or _helper_docstring(xor, engine) is None  # a name that says too little

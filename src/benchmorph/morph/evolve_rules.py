@@ -445,13 +445,13 @@ def _is_prime(n: int) -> bool:
 
 
 def _palindrome_number(n: int) -> bool:
-    return str(n) == str(n)[::-1]
+    return str(abs(n)) == str(abs(n))[::-1]  # the digits, as the docstring says: -121 is one
 
 
 PRIME = NamedHelper(
     "Return True if {arg} is a prime number, and False otherwise.",
     _is_prime,
-    tuple(range(0, 200)),
+    tuple(range(-20, 200)),  # negatives too: HumanEval/127's is_prime says True for them
     "{arg} is an integer of at least 2",
     lambda n: n >= 2,
 )
@@ -461,7 +461,9 @@ NAMED_HELPERS: dict[str, NamedHelper] = {
     "is_palindrome": NamedHelper(
         "Return True if the decimal digits of {arg} read the same backwards as forwards, and False otherwise.",
         _palindrome_number,
-        tuple(range(0, 1200, 7)),
+        tuple(range(-300, 1200, 7)),
+        "{arg} is a non-negative integer",
+        lambda n: n >= 0,
     ),
 }
 
