@@ -248,13 +248,13 @@ def humaneval_plus_part(args: argparse.Namespace, records: dict, tasks: list[str
     )
     if converted:
         print(
-            f"  given to both tools as lists (JSON has no tuples, as in EvalPlus's release files): "
-            f"{sum(converted.values())} inputs of " + ", ".join(f"{t} ({n})" for t, n in converted.items())
+            "  given to both tools as lists (JSON has no tuples, as in EvalPlus's release files): "
+            + ", ".join(f"{n} of {t}" for t, n in converted.items())
         )
     if dropped:
         print(
-            f"  left out of both tools: {sum(dropped.values())} inputs JSON cannot carry to EvalPlus "
-            f"(a non-string dict key, a set) of " + ", ".join(f"{t} ({n})" for t, n in dropped.items())
+            "  left out of both tools, inputs JSON cannot carry to EvalPlus "
+            "(a non-string dict key, a set): " + ", ".join(f"{n} of {t}" for t, n in dropped.items())
         )
     with tempfile.TemporaryDirectory(prefix="bench-plus-") as tmp:
         data_file, cache_home = Path(tmp) / "HumanEvalPlus.jsonl", Path(tmp) / "xdg-cache"

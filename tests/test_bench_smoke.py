@@ -92,3 +92,28 @@ def test_generate_bench_prints_concurrency_ratio(tmp_path: Path) -> None:
     data = json.loads(numbers.read_text(encoding="utf-8"))
     assert [row["concurrency"] for row in data["results"]] == [1, int(ratio.group(1))]
     assert all(row["samples"] == 2 and row["samples_per_s"] > 0 for row in data["results"])
+
+
+def test_evalplus_side_gives_both_tools_the_same_inputs() -> None:
+    """EvalPlus reads inputs with json.loads: HumanEval+ inputs JSON cannot carry exactly are made equal on
+    both sides (tuples become lists, HumanEval/127) or left out of both (an int dict key, HumanEval/95)."""
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import evalplus_side
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    from benchmorph.data.registry import load_benchmark
+
+    wanted = {"HumanEval/0", "HumanEval/95", "HumanEval/127"}
+    problems = [p for p in load_benchmark("humaneval+", evalplus_side.INPUTS).problems if p.id in wanted]
+    before = {p.id: p for p in problems}
+    kept, converted, dropped = evalplus_side.json_safe(problems)
+    after = {p.id: p for p in kept}
+    assert dropped == {"HumanEval/95": 1}
+    assert set(converted) == {"HumanEval/127"} and converted["HumanEval/127"] > 50
+    assert all(5 not in test.input[0] for test in after["HumanEval/95"].tests)
+    assert len(after["HumanEval/95"].tests) == len(before["HumanEval/95"].tests) - 1
+    assert after["HumanEval/0"].tests == before["HumanEval/0"].tests
+    for test in after["HumanEval/127"].tests + after["HumanEval/95"].tests:
+        assert json.loads(json.dumps(test.input)) == test.input
+        assert not any(isinstance(arg, tuple) for arg in test.input)
