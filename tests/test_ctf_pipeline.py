@@ -13,6 +13,8 @@ from typing import Any
 
 from benchmorph.data.native import read_native
 from benchmorph.data.registry import load_benchmark
+from benchmorph.execution.engine import Engine
+from benchmorph.morph.ctf import regenerate_tests
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 
@@ -101,8 +103,24 @@ def test_ctf_pipeline_covers_every_branch(tmp_path: Path) -> None:
         bad = candidates["HumanEval/12/ctf-2"].provenance
         assert bad["agreement"]["agreeing"] == 1 and "no two solutions agree" in bad["reason"]
         assert candidates["HumanEval/2/ctf-2"].provenance["d_q"] > 0.13
+        # Its solution cannot run on the inherited [] (the new problem rules it out): flagged, and rejected
+        # because the description's own example `longest([])` cannot run either.
         needs = candidates["HumanEval/12/ctf-3"].provenance
         assert needs["needs_new_tests"] and "[]" in needs["needs_new_tests"][0]
+        assert needs["check"] == "examples"
+        # What an accepted one gets (finalize_ctf calls it for every accepted flagged variant): new valid
+        # inputs from the test-generation engine, outputs from its own solution, and the flag goes.
+        with Engine(workers=2) as engine:
+            regenerated = regenerate_tests(candidates["HumanEval/12/ctf-3"], engine)
+        again = regenerated.provenance
+        assert "needs_new_tests" not in again, again["tests_regenerated"]
+        assert (
+            again["tests_regenerated"]["added"] > 0
+            and "[]" in again["tests_regenerated"]["replaced_inputs"][0]
+        )
+        assert len(regenerated.tests) > 3 and all(t.has_expected for t in regenerated.tests)
+        assert [] not in [t.input[0] for t in regenerated.tests]
+        assert {t.origin for t in regenerated.tests} >= {"mutation"}
         for vid in ("HumanEval/12/ctf-0", "HumanEval/12/ctf-3"):
             prov = candidates[vid].provenance
             assert 0 < prov["d_q"] <= 0.13 and prov["d_s"] > 0 and 0 < prov["behavior_change"] <= 1

@@ -47,6 +47,7 @@ from benchmorph.morph.transform import (
     register_transform,
 )
 from benchmorph.validation.distances import description_distance, solution_distance
+from benchmorph.validation.testgen import AugmentOptions, augment_problem
 
 Label = Literal["bad", "robust", "ctf"]
 DEFAULT_EPSILON = 0.13
@@ -349,9 +350,51 @@ def finalize_ctf(candidates: Sequence[CtfCandidate], engine: Engine, solver: str
     ]
     finalized = finalize_variants(drafts, engine)
     for candidate, record in zip(ctf, finalized.candidates, strict=True):
+        if record.provenance.get("status") == ACCEPTED and record.provenance.get("needs_new_tests"):
+            record = regenerate_tests(record, engine)
         candidate.record = record
         if record.provenance.get("status") != ACCEPTED:
             candidate.reason = f"{record.provenance.get('check')}: {record.provenance.get('reason')}"
+
+
+# A variant whose inherited inputs its solution cannot run gets this many new tests at most, found in
+# this many seconds: enough to stand in for the inputs it lost, quick enough for a whole benchmark.
+REGENERATE = AugmentOptions(per_problem=200, budget_s=10.0)
+
+
+def regenerate_tests(variant: Variant, engine: Engine, options: AugmentOptions = REGENERATE) -> Variant:
+    """New valid inputs for a variant flagged ``needs_new_tests``, outputs from its own solution.
+
+    The test-generation engine mutates the inputs the solution does run on
+    (type-aware, seeded), keeps those it accepts in the sandbox, and reduces
+    them to a suite that keeps their coverage and mutant kills, topped up to
+    at least as many tests as the variant inherited.  The flag goes when
+    that many were found; the inputs it stood for stay listed as
+    ``replaced_inputs``.  When too few are found the flag stays, with why.
+    """
+    result = augment_problem(variant, engine, options)
+    needs = variant.provenance.get("needs_new_tests", [])
+    tests = list(result.problem.tests)
+    # The reduced suite keeps what adds coverage or kills a mutant; a variant that lost inputs also gets
+    # back at least as many tests as it inherited, topped up from the other valid inputs found, evenly spread.
+    target = len(variant.tests) + len(needs)
+    spare = [t for t in (result.unreduced.tests if result.unreduced else []) if t not in tests]
+    if len(tests) < target and spare:
+        step = max(1, len(spare) // (target - len(tests)))
+        tests += spare[::step][: target - len(tests)]
+    added = len(tests) - len(variant.tests)
+    record = {"added": added, "found": result.found, "tried": result.tried, "stopped": result.stopped}
+    if result.skipped or added <= 0 or len(tests) < target:
+        reason = (
+            result.skipped
+            or f"found {result.found} new valid inputs, short of {target} tests ({result.stopped})"
+        )
+        provenance = {**variant.provenance, "tests_regenerated": {**record, "failed": reason}}
+        return variant.model_copy(update={"provenance": provenance})
+    provenance = {key: value for key, value in variant.provenance.items() if key != "needs_new_tests"} | {
+        "tests_regenerated": {**record, "replaced_inputs": needs}
+    }
+    return variant.model_copy(update={"tests": tests, "provenance": provenance})
 
 
 def candidate_records(candidates: Sequence[CtfCandidate], solver: str) -> list[Variant]:
