@@ -20,6 +20,7 @@ from benchmorph.data.models import Problem
 from benchmorph.data.native import write_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.instruct.difficulty import heuristic_difficulty, table2
+from benchmorph.instruct.pairs import _is_code
 from benchmorph.instruct.read import read_instructions
 from benchmorph.instruct.records import Pair, read_pairs
 from cli_runner import run_cli
@@ -418,7 +419,27 @@ def test_build_with_the_embedded_model_offline(tmp_path: Path) -> None:
     assert selected <= min(5, manifest["steps"]["decontaminate"]["kept"])
     rows = read_instructions(tmp_path / "build" / "export" / "train.jsonl")
     assert len(rows) == 30 + selected
-    assert len(read_pairs(tmp_path / "build" / "pairs.candidates.jsonl")) == 30
+    candidates = read_pairs(tmp_path / "build" / "pairs.candidates.jsonl")
+    assert len(candidates) == 30
+    # The tiny model often answers with code where the instruction belongs: those are rejected.
+    for pair in read_pairs(tmp_path / "build" / "pairs.jsonl"):
+        assert not _is_code(pair.cf_instruction), pair.cf_instruction
+
+
+@pytest.mark.parametrize(
+    ("text", "is_code"),
+    [
+        ("```python\ndef f(s):\n    return s", True),
+        ("def count(s):\n    return len(s)", True),
+        ("import re", True),
+        ("Write a function `count(s)` that counts the consonants in a string.", False),
+        ("Return the sum of the odd numbers.", False),
+        ("sort", False),  # a bare name parses but defines nothing
+        ('def f(s):\n    """Count the vowels in s."""\n', False),  # a completion-style prompt
+    ],
+)
+def test_an_instruction_that_is_code_is_told_apart(text: str, is_code: bool) -> None:
+    assert _is_code(text) is is_code
 
 
 def test_decontamination_against_our_variant_file(

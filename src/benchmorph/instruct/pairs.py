@@ -5,7 +5,8 @@ twice) for a minimal change of the instruction that forces a large change of the
 difficulty.  Every answer becomes a :class:`Pair`, accepted or rejected by the first check it fails:
 
 ``generation-failed`` / ``unparseable`` (no instruction and solution could be read), ``no-code`` /
-``code-does-not-parse`` (the solution as written is not Python), ``identical-instruction``,
+``code-does-not-parse`` (the solution as written is not Python), ``instruction-is-code`` (the new
+"instruction" is an implementation without a word of prose, what tiny models write), ``identical-instruction``,
 ``same-code`` (the same syntax tree), ``too-far`` (D_Q above ``max_dq``, when set), and, for samples
 that ship assert tests, ``does-not-run`` (the new solution loads on none of the tests' inputs in the
 sandbox) and ``same-outputs`` (it returns what the original does on every input: not a counterfactual).
@@ -204,6 +205,9 @@ def _check_code(pair: Pair, sample: InstructSample, max_dq: float | None) -> Non
     if not pair.cf_code.strip():
         _reject(pair, "no-code", "the answer holds no Python solution")
         return
+    if _is_code(pair.cf_instruction):
+        _reject(pair, "instruction-is-code", "the new instruction is code, not a task description")
+        return
     if _normal(pair.cf_instruction) == _normal(sample.prompt):
         _reject(pair, "identical-instruction", "the instruction did not change")
         return
@@ -215,6 +219,26 @@ def _check_code(pair: Pair, sample: InstructSample, max_dq: float | None) -> Non
         _reject(pair, "too-far", f"D_Q {pair.d_q:.3f} > {max_dq}")
         return
     pair.status = "pending"
+
+
+def _is_code(text: str) -> bool:
+    """Whether an instruction is bare code rather than a task: Python (fenced or not) that defines or
+    imports something and carries no docstring. A completion-style prompt (a signature with its
+    docstring, as HumanEval's) is an instruction; an implementation with no words is not, and prose
+    such as "Write `f(x)` ..." never parses."""
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        stripped = stripped.split("\n", 1)[1] if "\n" in stripped else ""
+        stripped = stripped.split("```", 1)[0]
+    try:
+        tree = ast.parse(stripped)
+    except (SyntaxError, ValueError):
+        return False
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+    if not any(isinstance(node, kinds) for node in tree.body):
+        return False
+    documented = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return not any(ast.get_docstring(node) for node in ast.walk(tree) if isinstance(node, documented))
 
 
 def _aliased(code: str, entry_point: str) -> tuple[str, str]:
