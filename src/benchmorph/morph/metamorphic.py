@@ -25,15 +25,21 @@ from __future__ import annotations
 
 import importlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
 
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase, Variant
+from benchmorph.models.embed import embed
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
-from benchmorph.morph.metamorphic_rules import RuleVariant, check_signature, propose_variants
+from benchmorph.morph.metamorphic_rules import (
+    RuleVariant,
+    applicable_templates,
+    check_signature,
+    propose_variants,
+)
 from benchmorph.morph.transform import (
     ACCEPTED,
     REJECTED,
@@ -43,10 +49,16 @@ from benchmorph.morph.transform import (
     TransformOptions,
     register_transform,
 )
-from benchmorph.validation.diversity import measure, with_diversity
+from benchmorph.validation.diversity import (
+    collision_probability,
+    embedding_similarity,
+    measure,
+    with_diversity,
+)
 from benchmorph.validation.example_check import scan_problem
 from benchmorph.validation.examples import same_value
 from benchmorph.validation.quality import CHECKS
+from benchmorph.validation.types import infer_signature
 
 TRANSFORM = "metamorphic"
 RULES = "rules"
@@ -60,7 +72,10 @@ class MetamorphicOptions(TransformOptions):
     retries: int = Field(3, ge=0, description="LLM generator: regenerations of a failed variant.")
     rename_entry_point: bool = Field(False, description="Rules generator: rename the function too.")
     judge: str | None = Field(None, description="LLM generator: judge model spec (default: the generator).")
-    embedder: str | None = Field(None, description="LLM generator: embedder for scenario de-duplication.")
+    embedder: str | None = Field(
+        None,
+        description="Embedder: scenario de-duplication (LLM generator) and the variants' embedding similarity.",
+    )
     concurrency: int | None = Field(None, ge=1, description="LLM generator: requests in flight.")
 
 
@@ -281,6 +296,8 @@ def publish(
         for candidate in own
     ]
     own = with_diversity(own, diversity)
+    own = _with_collisions(own, parents, ctx, variants, notes)
+    own = _with_embedding_similarity(own, finalized.variants, by_id, ctx, notes)
     order = {parent.id: position for position, parent in enumerate(parents)}
     own.sort(key=lambda variant: (order.get(variant.parent_id, len(order)), variant.id))
     published = [candidate for candidate in own if candidate.id in accepted]
@@ -294,6 +311,64 @@ def publish(
         )
     notes.append(diversity.summary())
     return MorphReport(TRANSFORM, published, own, parents=len(parents), notes=notes)
+
+
+def _with_collisions(
+    candidates: list[Variant], parents: Sequence[Problem], ctx: MorphContext, k: int, notes: list[str]
+) -> list[Variant]:
+    """Each candidate's seed's expected collision probability, from the pool its scenarios are drawn from."""
+    options = ctx.options if isinstance(ctx.options, MetamorphicOptions) else MetamorphicOptions()
+    pools: dict[str, int] = {}
+    for parent in parents:
+        if options.generator != RULES:
+            pools[parent.id] = options.scenarios
+            continue
+        try:
+            pools[parent.id] = len(applicable_templates(infer_signature(parent)))
+        except Exception:  # noqa: BLE001 - a seed whose inputs cannot be typed has no template pool
+            continue
+    chances = {pid: round(collision_probability(pool, k), 4) for pid, pool in pools.items()}
+    if chances:
+        what = "scenario pool" if options.generator != RULES else "templates that fit the seed's types"
+        notes.append(
+            f"expected collision probability (two independent sets of {k} variants of a seed share a "
+            f"{'scenario' if options.generator != RULES else 'template'}; {what}): "
+            f"mean {sum(chances.values()) / len(chances):.3f} over {len(chances)} seeds"
+        )
+    return [
+        _stamp(candidate, "collision_probability", chances[candidate.parent_id])
+        if candidate.parent_id in chances
+        else candidate
+        for candidate in candidates
+    ]
+
+
+def _with_embedding_similarity(
+    candidates: list[Variant],
+    accepted: Sequence[Variant],
+    parents: Mapping[str, Problem],
+    ctx: MorphContext,
+    notes: list[str],
+) -> list[Variant]:
+    """With ``--embedder``: each accepted variant's description embedding similarity with its original's."""
+    options = ctx.options if isinstance(ctx.options, MetamorphicOptions) else MetamorphicOptions()
+    if not options.embedder:
+        notes.append("embedding similarity to the originals: not measured (pass --embedder SPEC)")
+        return candidates
+    similarity = embedding_similarity(
+        accepted, parents, lambda texts: embed(texts, options.embedder or "local", ctx.cache)
+    )
+    if similarity:
+        notes.append(
+            f"embedding similarity of descriptions to the originals ({options.embedder}): mean "
+            f"{sum(similarity.values()) / len(similarity):.3f}"
+        )
+    return [
+        _stamp(candidate, "embedding_similarity", similarity[candidate.id])
+        if candidate.id in similarity
+        else candidate
+        for candidate in candidates
+    ]
 
 
 @register_transform

@@ -16,11 +16,13 @@ every variant look like a copy.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 
+import numpy as np
 import sacrebleu
 
 from benchmorph.data.models import Problem, Variant
@@ -108,3 +110,35 @@ def with_diversity(variants: Sequence[Variant], diversity: Diversity) -> list[Va
             provenance["bleu_internal"] = diversity.internal[variant.id]
         out.append(variant.model_copy(update={"provenance": provenance}))
     return out
+
+
+def collision_probability(pool: int, k: int) -> float:
+    """The chance that two independently drawn K-variant sets of one seed share a scenario.
+
+    Each set is ``k`` distinct draws from ``pool`` scenarios (templates for
+    the rules generator), as DyCodeEval argues: the larger the pool against
+    K, the less a leaked set of variants says about a fresh one.
+    1 - C(pool - k, k) / C(pool, k); 1 when 2k exceeds the pool.
+    """
+    if k <= 0 or pool <= 0:
+        return 0.0
+    if 2 * k > pool:
+        return 1.0
+    return 1.0 - math.comb(pool - k, k) / math.comb(pool, k)
+
+
+def embedding_similarity(
+    variants: Sequence[Variant], parents: Mapping[str, Problem], vectors: Callable[[list[str]], np.ndarray]
+) -> dict[str, float]:
+    """Per variant: the cosine similarity of its description's embedding with its parent's (``vectors`` embeds)."""
+    pairs = [(variant, parents[variant.parent_id]) for variant in variants if variant.parent_id in parents]
+    if not pairs:
+        return {}
+    texts = [text for variant, parent in pairs for text in (description(variant), description(parent))]
+    matrix = np.asarray(vectors(texts), dtype=np.float64)
+    found = {}
+    for index, (variant, _) in enumerate(pairs):
+        a, b = matrix[2 * index], matrix[2 * index + 1]
+        norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+        found[variant.id] = round(float(np.dot(a, b)) / norm, 4) if norm else 0.0
+    return found
