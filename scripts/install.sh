@@ -32,5 +32,13 @@ fi
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 LLAMA_CPU="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DMTMD_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF $LLAMA_CPU}"
+# Built from source, never from pip's wheel cache: a wheel cached by an earlier native build would bring
+# the crash back. An existing native (AMX) build in .venv is rebuilt the same way.
+LLAMA_REQ="llama-cpp-python[server]>=0.3.2"
+if ! .venv/bin/python -c 'import llama_cpp' 2>/dev/null; then
+    .venv/bin/python -m pip install -q --disable-pip-version-check --no-cache-dir "$LLAMA_REQ"
+elif .venv/bin/python -c 'import llama_cpp, sys; sys.exit("AMX" not in llama_cpp.llama_print_system_info().decode())' 2>/dev/null; then
+    .venv/bin/python -m pip install -q --disable-pip-version-check --no-cache-dir --force-reinstall --no-deps "$LLAMA_REQ"
+fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,local,instruct,ray]"
 echo "install.sh: installed into $(pwd)/.venv (run .venv/bin/benchmorph, or activate it: source .venv/bin/activate)"
