@@ -36,6 +36,7 @@ from benchmorph.validation import edits
 from benchmorph.validation.distances import description_distance, prose
 from benchmorph.validation.example_check import scan_problem
 from benchmorph.validation.examples import scan_examples
+from benchmorph.validation.input_mutation import input_key
 from benchmorph.validation.quality import AGGREGATE_IDENTITY, Edit, says_which_wins
 from benchmorph.validation.ties import tests_with_ties, tie_probe, tied_inputs
 
@@ -407,17 +408,8 @@ def _drop_hidden_filter_tests(drafts: Sequence[Draft], engine: Engine) -> None:
                 if mine_run.status != other.status or (
                     mine_run.status == "ok" and not values_match(mine_run.output, other.output, variant.atol)
                 ):
-                    open_inputs.add(repr(args))
-        kept = [test for test in variant.tests if repr(test.input) not in open_inputs]
-        total = len(variant.tests)
-        if not open_inputs or len(kept) < max(3, total / 2):
-            continue
-        draft.variant = variant.model_copy(
-            update={
-                "tests": kept,
-                "provenance": {**variant.provenance, "filter_tests_dropped": total - len(kept)},
-            }
-        )
+                    open_inputs.add(input_key(args))
+        _drop_tests(draft, open_inputs, "filter_tests_dropped")
 
 
 def _drop_tied_tests(draft: Draft, tied: list[Any]) -> None:
@@ -431,23 +423,27 @@ def _drop_tied_tests(draft: Draft, tied: list[Any]) -> None:
     """
     if not tied or says_which_wins(draft.variant):
         return
-    keys = {repr(args) for args in tied}
-    kept = [test for test in draft.variant.tests if repr(test.input) not in keys]
-    total = len(draft.variant.tests)
-    if len(kept) < max(3, total / 2):
-        return
-    draft.variant = draft.variant.model_copy(
-        update={
-            "tests": kept,
-            "provenance": {**draft.variant.provenance, "tie_tests_dropped": total - len(kept)},
-        }
+    dropped = _drop_tests(draft, {input_key(args) for args in tied}, "tie_tests_dropped")
+    if dropped:
+        kept = len(draft.variant.tests)
+        draft.extra["ties"] = {**draft.extra["ties"], "tests": kept, "variant": 0, "dropped": dropped}
+
+
+def _drop_tests(draft: Draft, keys: set[str], record: str) -> int:
+    """Drop the tests whose input key is in ``keys``, recording how many under provenance ``record``.
+
+    Nothing is dropped (0 returned) when under half the tests, or fewer
+    than 3, would remain: the variant then keeps them and the checks decide.
+    """
+    variant = draft.variant
+    kept = [test for test in variant.tests if input_key(test.input) not in keys]
+    dropped = len(variant.tests) - len(kept)
+    if not dropped or len(kept) < max(3, len(variant.tests) / 2):
+        return 0
+    draft.variant = variant.model_copy(
+        update={"tests": kept, "provenance": {**variant.provenance, record: dropped}}
     )
-    draft.extra["ties"] = {
-        **draft.extra["ties"],
-        "tests": len(kept),
-        "variant": 0,
-        "dropped": total - len(kept),
-    }
+    return dropped
 
 
 def _with_item(value: Any, target: Any, replacement: Any) -> Iterator[Any]:
@@ -491,7 +487,7 @@ def _measure_hidden_items(drafts: Sequence[Draft], engine: Engine, per_example: 
         ]
         if not pairs:
             continue
-        inputs = {_key(args): args for _, original, changed in pairs for args in (original, changed)}
+        inputs = {input_key(args): args for _, original, changed in pairs for args in (original, changed)}
         probe = draft.parent.model_copy(
             update={
                 "id": f"{draft.variant.id}#hidden-{number}",
@@ -508,20 +504,19 @@ def _measure_hidden_items(drafts: Sequence[Draft], engine: Engine, per_example: 
         if done is None:
             draft.extra.pop("hidden_items", None)
             continue
-        outputs = {_key(test.input): test.expected for test in done.tests if test.has_expected}
+        outputs = {input_key(test.input): test.expected for test in done.tests if test.has_expected}
         hidden = draft.extra["hidden_items"]
         for index, original, changed in pairs:
-            before, after = outputs.get(_key(original), _MISSING), outputs.get(_key(changed), _MISSING)
+            before, after = (
+                outputs.get(input_key(original), _MISSING),
+                outputs.get(input_key(changed), _MISSING),
+            )
             if before is not _MISSING and after is not _MISSING:
                 if not values_match(before, after, draft.parent.atol):
                     hidden[index] = True
 
 
 _MISSING = object()
-
-
-def _key(value: Any) -> str:
-    return repr(value)
 
 
 class MineOptions(TransformOptions):

@@ -192,7 +192,7 @@ class ObservedDomain:
             elif isinstance(leaf, int | float) and not isinstance(leaf, bool):
                 self.negative[position] = self.negative.get(position, False) or leaf < 0
                 self.zero[position] = self.zero.get(position, False) or leaf == 0
-            elif isinstance(leaf, _EMPTY):
+            elif isinstance(leaf, _Empty):
                 self.empty[position] = True
 
     def admits(self, args: Sequence[Any]) -> bool:
@@ -206,16 +206,13 @@ class ObservedDomain:
                         return False
                     if leaf == 0 and not self.zero.get(position, False):
                         return False
-                elif isinstance(leaf, _EMPTY) and not self.empty.get(position, False):
+                elif isinstance(leaf, _Empty) and not self.empty.get(position, False):
                     return False
         return True
 
 
 class _Empty:
     """The leaf an empty container stands for in ``_leaves``."""
-
-
-_EMPTY = _Empty
 
 
 def _leaves(value: Any) -> list[Any]:
