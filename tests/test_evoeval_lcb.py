@@ -14,9 +14,12 @@ import pytest
 
 from benchmorph.data import livecodebench
 from benchmorph.data.errors import InputError
-from benchmorph.data.evoeval import is_evoeval, parse_arguments, read_evoeval
+from benchmorph.data.evoeval import is_evoeval, parse_arguments, read_evoeval, type_of_file
 from benchmorph.data.livecodebench import decode_test_blob, is_livecodebench, read_livecodebench
+from benchmorph.data.models import Variant
 from benchmorph.data.registry import load_benchmark
+from benchmorph.execution import Engine
+from benchmorph.execution.engine import Job
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EVOEVAL = FIXTURES / "evoeval_sample.jsonl"
@@ -206,6 +209,147 @@ def test_evoeval_duplicates_and_plus_inputs(tmp_path: Path) -> None:
     (problem,) = read_evoeval(plus)
     assert [(t.input, t.origin) for t in problem.tests] == [([1], "base"), ([2], "base"), ([3], "plus")]
     assert problem.atol == 0.0
+
+
+# --- EvoEval release sets as evolved variants --------------------------------------------------
+
+RELEASE = FIXTURES / "evoeval_release"
+# (file type, task id) -> (seeds, how they were told); the rules are in data/evoeval.py's docstring.
+RELEASE_SEEDS = {
+    ("verbose", "HumanEval/0"): (["HumanEval/0"], "task_id"),
+    ("verbose", "HumanEval/2"): (["HumanEval/2"], "task_id"),
+    ("concise", "HumanEval/4"): (["HumanEval/4"], "task_id"),
+    ("concise", "EvoEval/7"): (["HumanEval/7"], "task_id"),
+    ("difficult", "EvoEval/24"): (["HumanEval/24"], "row"),
+    ("difficult", "EvoEval/35"): (["HumanEval/35"], "task_id"),
+    ("subtle", "EvoEval/23"): (["HumanEval/23"], "task_id"),
+    ("subtle", "EvoEval/35"): (["HumanEval/35"], "task_id"),
+    ("creative", "EvoEval/0"): ([], "unknown"),  # numbered apart from its seed: not guessed
+    ("creative", "EvoEval/1"): (["HumanEval/72"], "row"),
+    ("combine", "EvoEval/0"): (["HumanEval/28", "HumanEval/29"], "row"),  # a list
+    ("combine", "EvoEval/1"): (["HumanEval/34", "HumanEval/35"], "row"),  # one string naming both
+    ("combine", "EvoEval/2"): ([], "unknown"),
+    ("tool_use", "EvoEval/0"): ([], "unknown"),
+    ("tool_use", "EvoEval/1"): (["HumanEval/91"], "row"),
+}
+
+
+def test_release_files_load_as_evolved_variants_typed_by_file_name() -> None:
+    found = {}
+    for path in sorted(RELEASE.glob("EvoEval_*.jsonl")):
+        kind = type_of_file(path)
+        for problem in read_evoeval(path):
+            assert isinstance(problem, Variant), problem.id
+            assert (
+                problem.transform == "evolve" and problem.label == kind == problem.provenance["evolve_type"]
+            )
+            parents = problem.provenance["parents"]
+            assert problem.parent_id == (parents[0] if parents else "")
+            found[(kind, problem.id)] = (parents, problem.provenance["parent_from"])
+    assert found == RELEASE_SEEDS
+    tool = next(p for p in read_evoeval(RELEASE / "EvoEval_tool_use.jsonl") if p.id == "EvoEval/1")
+    assert tool.source["helpers"] == ["split_sentences"] and "def split_sentences" in tool.reference
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("EvoEval_subtle-v0.1.0.jsonl.gz", "subtle"),
+        ("evoeval_tool_use.jsonl", "tool_use"),
+        ("EvoEval_verbose_sample.jsonl", "verbose"),
+        ("EvoEval_difficulty.jsonl", None),
+        ("evoeval_sample.jsonl", None),
+        ("my_EvoEval_combine.jsonl", None),
+    ],
+)
+def test_type_of_file(name: str, kind: str | None) -> None:
+    assert type_of_file(Path(name)) == kind
+
+
+def test_named_set_types_a_user_file_and_a_row_type_wins(tmp_path: Path) -> None:
+    # The sample fixture's name tells no type: plain problems, as before.
+    assert not any(isinstance(p, Variant) for p in read_evoeval(EVOEVAL))
+    # The named set does: its problems become variants of that type, seeds from the rows' `parent`
+    # (the last row has none: difficult numbers its tasks after their seeds).
+    bench = load_benchmark("evoeval_difficult", EVOEVAL)
+    assert [(p.label, p.parent_id, p.provenance["parent_from"]) for p in bench.problems] == [
+        ("difficult", "HumanEval/0", "row"),
+        ("difficult", "HumanEval/1", "row"),
+        ("difficult", "HumanEval/2", "row"),
+        ("difficult", "HumanEval/3", "task_id"),
+    ]
+    # A row's own `type` overrides the set's; an unknown one is an error on its line.
+    path = tmp_path / "EvoEval_creative.jsonl"
+    path.write_text(
+        json.dumps(_evoeval_row(task_id="EvoEval/3", type="EvoEval_subtle"))
+        + "\n"
+        + json.dumps(_evoeval_row(task_id="EvoEval/4"))
+        + "\n"
+    )
+    subtle, creative = read_evoeval(path)
+    assert (subtle.label, subtle.parent_id, subtle.provenance["parent_from"]) == (
+        "subtle",
+        "HumanEval/3",
+        "task_id",
+    )
+    assert (creative.label, creative.parent_id, creative.provenance["parent_from"]) == (
+        "creative",
+        "",
+        "unknown",
+    )
+    path.write_text(json.dumps(_evoeval_row(type="hard")) + "\n")
+    with pytest.raises(
+        InputError, match=r"EvoEval_creative.jsonl:1: field 'type': unknown EvoEval type 'hard'"
+    ):
+        read_evoeval(path)
+
+
+@pytest.mark.parametrize(
+    ("parent", "expected"),
+    [
+        ("HumanEval/12", (["HumanEval/12"], "row")),
+        (["HumanEval/3", "HumanEval/3", "HumanEval/9"], (["HumanEval/3", "HumanEval/9"], "row")),
+        ("HumanEval/164", ([], "unknown")),  # HumanEval has 0..163
+        ("MBPP/3", ([], "unknown")),
+        ([], ([], "unknown")),
+    ],
+)
+def test_seed_from_the_parent_field(tmp_path: Path, parent, expected) -> None:
+    path = tmp_path / "EvoEval_difficult.jsonl"
+    # A `parent` field, even one naming no HumanEval task, is the row's word: no falling back on the id.
+    path.write_text(json.dumps(_evoeval_row(parent=parent)) + "\n")
+    (variant,) = read_evoeval(path)
+    assert (variant.provenance["parents"], variant.provenance["parent_from"]) == expected
+
+
+def test_seed_field_of_the_wrong_type_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "EvoEval_combine.jsonl"
+    path.write_text(json.dumps(_evoeval_row(parent=7)) + "\n")
+    with pytest.raises(InputError) as caught:
+        read_evoeval(path)
+    assert (
+        str(caught.value)
+        == f"{path}:1: field 'parent': expected a HumanEval task id or a list of them, got int"
+    )
+
+
+def test_seed_rules_hold_on_real_humaneval() -> None:
+    """Every seed the fixture names exists; verbose/concise seeds keep the entry point, and HumanEval's
+    own reference passes the rewording's tests (the meaning is the same, so the seed must be right)."""
+    humaneval = {p.id: p for p in load_benchmark("humaneval").problems}
+    variants = [p for path in sorted(RELEASE.glob("EvoEval_*.jsonl")) for p in read_evoeval(path)]
+    assert all(seed in humaneval for v in variants for seed in v.provenance["parents"])
+    same_meaning = [v for v in variants if v.label in ("verbose", "concise")]
+    assert len(same_meaning) == 4
+    assert all(humaneval[v.parent_id].entry_point == v.entry_point for v in same_meaning)
+    with Engine(workers=1) as engine:
+        prepared = engine.prepare(same_meaning).problems
+        jobs = [Job(v, humaneval[v.parent_id].reference, v.id, 0) for v in prepared]
+        verdicts = engine.evaluate(jobs)
+        # A wrong seed fails: HumanEval/2's reference on the HumanEval/0 rewording.
+        wrong = engine.evaluate([Job(prepared[0], humaneval["HumanEval/2"].reference, prepared[0].id, 0)])
+    assert [verdict.status for verdict in verdicts] == ["pass"] * 4
+    assert not wrong[0].ok
 
 
 # --- LiveCodeBench ----------------------------------------------------------------------------

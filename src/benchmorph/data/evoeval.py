@@ -7,6 +7,31 @@ strings are read with a small literal evaluator instead of ``eval``: literals,
 containers, arithmetic and a few constructors such as ``float('inf')``.
 Verbose and concise tasks instead carry EvalPlus-style ``base_input`` and
 ``plus_input`` argument lists; both shapes are accepted.
+
+A task of a released set is an evolved variant (``transform="evolve"``, its
+type as label and ``provenance.evolve_type``), so a run on it gets the same
+report families and metrics as the sets ``benchmorph morph run evolve``
+makes.  The type comes from the row's ``type``, else the named set or the
+file name (``EvoEval_<type>*.jsonl[.gz]``); a file whose type cannot be told
+loads as plain problems.  The HumanEval seed (``parent_id``,
+``provenance.parents``) is told in this order:
+
+- the row's ``parent`` field (EvoEval documents it as the HumanEval problem a
+  task evolved from): every ``HumanEval/N`` it names;
+- verbose and concise keep HumanEval's task ids and entry points
+  (``HumanEval/N``; ``EvoEval/N`` is read the same way): the seed is
+  ``HumanEval/N``;
+- difficult and subtle number each task after its seed (``EvoEval/N`` from
+  ``HumanEval/N``): in the published samples of these two sets every task
+  we checked is a rewrite of the HumanEval problem of the same number, and
+  EvoEval's own special-case oracles (difficult 10 and 32, subtle 32) are
+  the palindrome and polynomial-root problems HumanEval/10 and /32 are;
+- creative, combine and tool_use are numbered apart from their seeds
+  (creative EvoEval/31 counts grid paths, HumanEval/31 tests primality), so
+  without a ``parent`` field the seed is unknown: ``parent_id`` is empty,
+  ``provenance.parents`` is ``[]`` and ``provenance.parent_from`` says
+  ``unknown``; the metrics leave such a task out of every parent comparison
+  rather than guess.
 """
 
 from __future__ import annotations
@@ -14,13 +39,14 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from pathlib import Path
 from typing import Any
 
 from benchmorph.data.download import cached_download
 from benchmorph.data.errors import InputError
 from benchmorph.data.jsonl import check_unique_ids, first_record, read_jsonl, require
-from benchmorph.data.models import Problem, TestCase
+from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.registry import BenchmarkEntry, FormatEntry, register_benchmark, register_format
 
 RELEASE_URL = "https://github.com/evo-eval/evoeval_release/releases/download"
@@ -35,6 +61,18 @@ DATASETS = {
     "EvoEval_verbose": 164,
     "EvoEval_concise": 164,
 }
+# The released types, as ``Variant.label`` and ``provenance.evolve_type`` name them.
+EVOLVE_TYPES = tuple(name.split("_", 1)[1] for name in DATASETS)
+# Sets whose task numbers are their HumanEval seeds' numbers (see the module docstring).
+SEED_FROM_ID = frozenset({"difficult", "subtle", "verbose", "concise"})
+HUMANEVAL_SIZE = 164
+TRANSFORM = "evolve"
+UNKNOWN_PARENT = ""  # parent_id of a task whose seed cannot be told
+_FILE_TYPE = re.compile(
+    r"^evoeval_(" + "|".join(sorted(EVOLVE_TYPES, key=len, reverse=True)) + r")(?![a-z])", re.IGNORECASE
+)
+_SEED = re.compile(r"HumanEval/(\d+)")
+_NUMBERED = re.compile(r"^(?:EvoEval|HumanEval)/(\d+)$")
 # EvoEval compares floats with this absolute tolerance (paper, evaluation details).
 DEFAULT_ATOL = 1e-6
 # Generous, but keeps a hostile data file from building a huge value via ``[0] * 10**12``.
@@ -49,6 +87,7 @@ _KNOWN_FIELDS = {
     "base_input",
     "plus_input",
     "atol",
+    "type",
 }
 
 
@@ -217,7 +256,76 @@ def _tests(row: dict[str, Any], *, path: Path, line: int) -> list[TestCase]:
     return tests
 
 
-def problem_from_row(row: dict[str, Any], *, path: Path, line: int) -> Problem:
+def type_of_file(path: Path) -> str | None:
+    """The EvoEval type a release file's name tells (``EvoEval_subtle-v0.1.0.jsonl.gz``: subtle), else None."""
+    match = _FILE_TYPE.match(path.name)
+    return match.group(1).lower() if match else None
+
+
+def _row_type(row: dict[str, Any], *, path: Path, line: int) -> str | None:
+    """The row's own ``type`` (``subtle`` or ``EvoEval_subtle``), None when it has none."""
+    if row.get("type") is None:
+        return None
+    value = require(row, "type", str, path=path, line=line)
+    name = value.strip().lower().removeprefix("evoeval_")
+    if name not in EVOLVE_TYPES:
+        raise InputError(
+            f"unknown EvoEval type {value!r}; known: {', '.join(EVOLVE_TYPES)}",
+            path=path,
+            line=line,
+            field="type",
+        )
+    return name
+
+
+def _humaneval_id(number: str) -> str | None:
+    return f"HumanEval/{int(number)}" if int(number) < HUMANEVAL_SIZE else None
+
+
+def seed_parents(row: dict[str, Any], kind: str, *, path: Path, line: int) -> tuple[list[str], str]:
+    """The HumanEval problem(s) a released task evolved from, and how they were told: row, task_id or unknown.
+
+    The order and the evidence for each rule are in the module docstring.
+    """
+    named = row.get("parent")
+    if named is not None:
+        items = [named] if isinstance(named, str) else named
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            raise InputError(
+                f"expected a HumanEval task id or a list of them, got {type(named).__name__}",
+                path=path,
+                line=line,
+                field="parent",
+            )
+        seeds = [_humaneval_id(number) for item in items for number in _SEED.findall(item)]
+        found = list(dict.fromkeys(seed for seed in seeds if seed is not None))
+        return (found, "row") if found else ([], "unknown")
+    match = _NUMBERED.match(str(row.get("task_id", "")))
+    if kind in SEED_FROM_ID and match:
+        seed = _humaneval_id(match.group(1))
+        if seed is not None:
+            return [seed], "task_id"
+    return [], "unknown"
+
+
+def as_variant(problem: Problem, kind: str, parents: list[str], parent_from: str) -> Variant:
+    """A released task as an evolved variant of its seed(s), like the ones ``morph run evolve`` makes."""
+    return Variant(
+        **problem.model_dump(),
+        parent_id=parents[0] if parents else UNKNOWN_PARENT,
+        transform=TRANSFORM,
+        label=kind,
+        provenance={
+            "evolve_type": kind,
+            "generator": "evoeval",
+            "parents": parents,
+            "parent_from": parent_from,
+        },
+    )
+
+
+def problem_from_row(row: dict[str, Any], *, path: Path, line: int, kind: str | None = None) -> Problem:
+    """One released task: a plain problem, or an evolved variant when its type is known (the row's, else ``kind``)."""
     task_id = require(row, "task_id", str, path=path, line=line)
     prompt = require(row, "prompt", str, path=path, line=line)
     entry_point = require(row, "entry_point", str, path=path, line=line)
@@ -236,7 +344,7 @@ def problem_from_row(row: dict[str, Any], *, path: Path, line: int) -> Problem:
             field="canonical_solution",
         ) from None
     extra = {key: value for key, value in row.items() if key not in _KNOWN_FIELDS}
-    return Problem(
+    problem = Problem(
         id=task_id,
         kind="function",
         prompt=prompt,
@@ -246,17 +354,29 @@ def problem_from_row(row: dict[str, Any], *, path: Path, line: int) -> Problem:
         atol=float(atol),
         source={"format": "evoeval", "file": path.name, **extra},
     )
+    kind = _row_type(row, path=path, line=line) or kind
+    if kind is None:
+        return problem
+    parents, parent_from = seed_parents(row, kind, path=path, line=line)
+    return as_variant(problem, kind, parents, parent_from)
 
 
-def read_evoeval(path: Path | None) -> list[Problem]:
-    """Load an EvoEval JSONL (or .jsonl.gz) file as released."""
+def read_evoeval(path: Path | None, kind: str | None = None) -> list[Problem]:
+    """Load an EvoEval JSONL (or .jsonl.gz) file as released.
+
+    ``kind``: the set's type when the caller knows it (a named set), else
+    the file name tells it, else each row's ``type``, else plain problems.
+    """
     if path is None:
         raise InputError(
             "EvoEval needs its data file: pass a release JSONL, or use a named set such as "
             "evoeval_difficult, which downloads it once"
         )
     path = Path(path)
-    records = [(problem_from_row(row, path=path, line=line), line) for line, row in read_jsonl(path)]
+    kind = kind or type_of_file(path)
+    records = [
+        (problem_from_row(row, path=path, line=line, kind=kind), line) for line, row in read_jsonl(path)
+    ]
     check_unique_ids(((problem.id, line) for problem, line in records), path=path, field="task_id")
     problems = [problem for problem, _ in records]
     return problems
@@ -275,12 +395,14 @@ def is_evoeval(path: Path) -> bool:
 def _release_loader(dataset: str):
     """Loader for one released EvoEval set: the user's file if given, else the cached official release."""
 
+    kind = dataset.split("_", 1)[1]
+
     def load(data_path: Path | None) -> list[Problem]:
         if data_path is not None:
-            return read_evoeval(data_path)
+            return read_evoeval(data_path, kind)
         url = f"{RELEASE_URL}/{RELEASE_VERSION}/{dataset}.jsonl.gz"
         cached = cached_download(url, Path("evoeval") / f"{dataset}-{RELEASE_VERSION}.jsonl.gz", what=dataset)
-        return read_evoeval(cached)
+        return read_evoeval(cached, kind)
 
     return load
 

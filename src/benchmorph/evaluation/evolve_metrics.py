@@ -91,10 +91,11 @@ def evolved(problems: Mapping[str, Problem]) -> dict[str, Variant]:
 
 
 def parents_of(variant: Variant) -> list[str]:
+    """The seeds a variant names; ``[]`` when its seed is unknown (an EvoEval release task without one)."""
     named = variant.provenance.get("parents")
-    if isinstance(named, list) and named and all(isinstance(p, str) for p in named):
-        return list(named)
-    return [variant.parent_id]
+    if isinstance(named, list) and all(isinstance(p, str) for p in named):
+        return [p for p in named if p]
+    return [variant.parent_id] if variant.parent_id else []
 
 
 def _mean(values: Collection[float]) -> float:
@@ -118,22 +119,28 @@ def evolve_metrics(
     variants = {vid: v for vid, v in variants.items() if vid in judged}
     if not variants:
         return None
+
+    def seeds_of(variant: Variant) -> list[str]:
+        # In one run, a parent sharing its variant's id (EvoEval's verbose and concise keep
+        # HumanEval's ids) is the variant's own verdict, not its parent's.
+        return [p for p in parents_of(variant) if parent_verdicts is not None or p != variant.id]
+
     metrics = EvolveMetrics()
     by_type: dict[str, list[Variant]] = defaultdict(list)
     for variant in variants.values():
         by_type[str(variant.provenance.get("evolve_type") or variant.label)].append(variant)
     for kind, members in sorted(by_type.items()):
         score = TypeScore(len(members), _mean([judged[v.id] for v in members]))
-        seeds = {pid for v in members for pid in parents_of(v) if pid in parent_judged}
+        seeds = {pid for v in members for pid in seeds_of(v) if pid in parent_judged}
         if seeds:
             score.parents = len(seeds)
             score.parent_pass_at_1 = _mean([parent_judged[pid] for pid in seeds])
             score.drop = score.parent_pass_at_1 - score.pass_at_1
         metrics.types[kind] = score
-    combined = [v for v in by_type.get("combine", []) if len(parents_of(v)) >= 2]
-    with_parents = [v for v in combined if all(pid in parent_judged for pid in parents_of(v))]
+    combined = [v for v in by_type.get("combine", []) if len(seeds_of(v)) >= 2]
+    with_parents = [v for v in combined if all(pid in parent_judged for pid in seeds_of(v))]
     if with_parents:
-        eligible = [v for v in with_parents if all(parent_judged[p] >= SOLVED for p in parents_of(v))]
+        eligible = [v for v in with_parents if all(parent_judged[p] >= SOLVED for p in seeds_of(v))]
         metrics.composition = Ratio(len(eligible), sum(1 for v in eligible if judged[v.id] >= SOLVED))
     subproblems: dict[str, list[Variant]] = defaultdict(list)
     for variant in by_type.get("decompose", []):
