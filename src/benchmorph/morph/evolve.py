@@ -16,8 +16,10 @@ made without a model and are built here with ``--generator rules``
   helper the solution must call.
 
 The other types need a generator model: with ``--generator rules`` they are
-reported as such; with a model spec every candidate is rejected with "LLM
-refinement not built yet" (the self-consistency loop is not built).
+reported as such.  With a model spec (``--generator SPEC --solver SPEC``)
+every type is written by the generator and verified by the self-consistency
+loop of ``benchmorph.morph.evolve_llm`` (verbose and concise by the judge);
+combine still pairs problems by type inference here.
 
 Each variant is labelled with its EvoEval type (``label``), ``transform``
 ``evolve``, and ``provenance.parents`` lists every parent (for combine, f and
@@ -36,7 +38,9 @@ from pydantic import Field, field_validator
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.execution.limits import REFERENCE_LIMITS, Limits
+from benchmorph.models import GenerationParams, LLMCache, parse_spec
 from benchmorph.morph import evolve_rules as rules
+from benchmorph.morph.evolve_llm import EvolveLlm, llm_evolve_drafts
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
 from benchmorph.morph.transform import (
     ACCEPTED,
@@ -69,8 +73,14 @@ class EvolveOptions(TransformOptions):
     solver: str | None = Field(
         None, description="Model spec writing M solutions for self-consistency (LLM types)."
     )
+    judge: str | None = Field(
+        None, description="Model spec judging verbose/concise rewordings (default: the generator)."
+    )
     solutions: int = Field(3, ge=2, description="Solutions per candidate (M).")
-    rounds: int = Field(3, ge=1, description="Refinement rounds (R).")
+    rounds: int = Field(3, ge=0, description="Refinement rounds (R) after the first answer.")
+    temperature: float = Field(0.8, ge=0.0, description="Sampling temperature of the generator and solver.")
+    max_tokens: int = Field(1536, ge=16, description="Most tokens per generator answer.")
+    concurrency: int | None = Field(None, ge=1, description="Requests in flight per model.")
     tests: int = Field(
         20,
         ge=0,
@@ -368,11 +378,14 @@ class EvolveTransform(Transform):
     """
 
     name = TRANSFORM
-    summary = "EvoEval evolutions: combine and tool_use offline (--generator rules); LLM types not built yet"
+    summary = (
+        "EvoEval evolutions: combine and tool_use offline (--generator rules); all eight types with "
+        "--generator SPEC --solver SPEC (self-consistency refinement)"
+    )
     Options = EvolveOptions
 
     def uses_llm(self, options: TransformOptions) -> bool:
-        return False  # the LLM refinement loop is not built: nothing is asked yet
+        return isinstance(options, EvolveOptions) and options.generator != "rules"
 
     def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
         options = ctx.options
@@ -383,28 +396,28 @@ class EvolveTransform(Transform):
         records: list[Variant] = []
         drafts: list[Draft] = []
         notes: list[str] = []
-        llm = options.generator != "rules"
+        if options.generator != "rules":
+            return self._run_llm(parents, ctx, options)
         for kind in options.types:
-            if kind in RULE_TYPES and not llm:
+            if kind in RULE_TYPES:
                 continue
-            reason = "LLM refinement not built yet" if llm else "needs a generator model (--generator SPEC)"
-            check = "llm-refinement" if llm else "needs-generator"
-            records.extend(_seed_record(p, kind, check, reason) for p in parents)
+            reason = "needs a generator model (--generator SPEC)"
+            records.extend(_seed_record(p, kind, "needs-generator", reason) for p in parents)
             notes.append(f"{kind}: {reason}")
-        if not llm and "combine" in options.types:
+        if "combine" in options.types:
             with ctx.progress("evolve: combine (pairs composed)", None) as advance:
                 found, dropped = propose_combine(parents, ctx.engine, options, ctx.seed, advance)
             drafts += found
             records += dropped
         tool_drafts: list[Draft] = []
-        if not llm and "tool_use" in options.types:
+        if "tool_use" in options.types:
             found, dropped = propose_tool_use(parents, ctx.engine)
             tool_drafts += found
             records += dropped
         with ctx.progress("evolve: finalize", None) as advance:
             finalized = finalize_variants(drafts + tool_drafts, ctx.engine, advance)
         candidates = list(finalized.candidates)
-        if not llm and "tool_use" in options.types and "combine" in options.types:
+        if "tool_use" in options.types and "combine" in options.types:
             helped = {d.parent.id for d in tool_drafts}
             second = []
             for variant in finalized.variants:
@@ -420,3 +433,68 @@ class EvolveTransform(Transform):
         all_records = records + candidates
         notes += yield_lines(all_records, len(parents))
         return MorphReport(TRANSFORM, variants, all_records, parents=len(parents), notes=notes)
+
+    def _run_llm(self, parents: list[Problem], ctx: MorphContext, options: EvolveOptions) -> MorphReport:
+        """Every type written by the generator model and verified (``benchmorph.morph.evolve_llm``)."""
+        records: list[Variant] = []
+        notes: list[str] = []
+        partners: dict[str, Problem] = {}
+        seeds = len(parents)
+        others = [p for p in parents if p.kind != "function"]
+        for kind in options.types:
+            records += [_seed_record(p, kind, "kind", f"evolve writes functions; this is a {p.kind} problem")
+                        for p in others]  # fmt: skip
+        parents = [p for p in parents if p.kind == "function"]
+        if "combine" in options.types:
+            chosen, why = _pick_partners(parents, ctx.engine, ctx.seed)
+            partners = {f_id: g for f_id, (g, _) in chosen.items()}
+            records += [_seed_record(p, "combine", *why[p.id]) for p in parents if p.id in why]
+        own_cache = ctx.cache is None
+        cache = ctx.cache or LLMCache()
+        try:
+            setup = llm_setup(options, cache, ctx)
+            drafts, dropped = llm_evolve_drafts(parents, options.types, ctx.engine, setup, partners, notes)
+            with ctx.progress("evolve: finalize", None) as advance:
+                finalized = finalize_variants(drafts, ctx.engine, advance)
+        finally:
+            if own_cache:
+                cache.close()
+        candidates = whole_decompositions(finalized.candidates)
+        variants = [c for c in candidates if c.provenance.get("status") == ACCEPTED]
+        all_records = records + dropped + candidates
+        notes += yield_lines(all_records, seeds)
+        return MorphReport(TRANSFORM, variants, all_records, parents=seeds, notes=notes)
+
+
+def llm_setup(options: EvolveOptions, cache: LLMCache, ctx: MorphContext) -> EvolveLlm:
+    """The generator, solver and judge of an LLM evolve run, with their sampling."""
+    generator = parse_spec(options.generator)
+    solver = parse_spec(options.solver) if options.solver else generator
+    judge = parse_spec(options.judge) if options.judge else generator
+    params = GenerationParams(temperature=options.temperature, max_tokens=options.max_tokens, seed=ctx.seed)
+    solver_params = GenerationParams(temperature=options.temperature, max_tokens=min(options.max_tokens, 1024),
+                                     n=options.solutions, seed=ctx.seed)  # fmt: skip
+    judge_params = GenerationParams(temperature=0.0, max_tokens=512, seed=0)
+    return EvolveLlm(
+        generator, solver, judge, cache, params, solver_params, judge_params, solutions=options.solutions,
+        rounds=options.rounds, tests=min(options.tests, 20) or 10, seed=ctx.seed,
+        concurrency=options.concurrency, progress=ctx.progress,
+    )  # fmt: skip
+
+
+def whole_decompositions(candidates: Sequence[Variant]) -> list[Variant]:
+    """A decomposition is published whole: when one of its parts is not accepted, neither are the others."""
+    broken = {
+        str(c.provenance.get("decomposition"))
+        for c in candidates
+        if c.provenance.get("decomposition") and c.provenance.get("status") != ACCEPTED
+    }
+    out = []
+    for candidate in candidates:
+        group = candidate.provenance.get("decomposition")
+        if group and str(group) in broken and candidate.provenance.get("status") == ACCEPTED:
+            candidate = decided(
+                candidate, REJECTED, "decompose-part", "another part of the decomposition was rejected"
+            )
+        out.append(candidate)
+    return out

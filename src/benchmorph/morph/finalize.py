@@ -33,14 +33,16 @@ class Draft:
     edit must run on every input) or ``flag`` (an LLM counterfactual may make
     some inputs invalid; they are listed as ``needs_new_tests``).
     ``outputs`` says whether the variant must change the parent's outputs
-    (counterfactuals, evolutions) or keep them (meaning-preserving rewrites).
+    (counterfactuals, evolutions), keep them (meaning-preserving rewrites),
+    or either (``any``: a new problem verified on its own, such as an
+    evolution whose inputs need not be the parent's).
     """
 
     variant: Variant
     parent: Problem
     edit: Edit | None = None
     failed_inputs: Literal["reject", "flag"] = "reject"
-    outputs: Literal["change", "keep"] = "change"
+    outputs: Literal["change", "keep", "any"] = "change"
     checks: Sequence[str] | None = None  # quality checks to run (None: all registered)
     # "keep": the worked examples are the parent's, left as written (a rewording; the transform checks
     # that they did not change), so none is re-run or rewritten, and the "examples" check should be off.
