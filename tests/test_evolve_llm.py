@@ -143,6 +143,9 @@ class Script:
     def generator(self, text: str) -> str:
         if JUDGE in text:
             text = " ".join(text.split())  # the prompt wraps the description
+            retold = text.split("Retold:", 1)[1]
+            if "counting every character" not in retold and "String length." not in retold:
+                return '{"preserved": false, "issues": ["half of the task is gone"]}'  # e.g. the control
             if "counting every character" in text and "zero for the empty" not in text:
                 return '{"preserved": false, "issues": ["the empty string case is gone"]}'
             return '{"preserved": true, "issues": []}'
@@ -328,3 +331,31 @@ def test_cli_runs_evolve_with_models(tmp_path: Path) -> None:
     assert sorted(v.id for v in read_native(out)) == [
         "HumanEval/34/evolve-decompose-1", "HumanEval/34/evolve-decompose-2", "HumanEval/34/evolve-decompose-main",
     ]  # fmt: skip
+
+
+def test_rewordings_a_reviewer_would_not_publish_are_dropped() -> None:
+    # Both were accepted by the 270M model as its own judge before these checks existed.
+    original = HUMANEVAL["HumanEval/33"]
+    from benchmorph.morph.docstrings import split_prompt
+    from benchmorph.morph.evolve_llm import control_description, not_prose
+
+    text = split_prompt(original).text  # type: ignore[union-attr]
+    cut = text.rsplit(",", 1)[0].replace("corresponding indicies of l", "")
+    assert not_prose(cut.split(" to the values")[0], text) == "the rewording stops mid-sentence"
+    assert not_prose("def is_odd(l):", text) == "the rewording holds code, not a description"
+    assert not_prose("Sort the values at indices divisible by three; keep the rest.", text) is None
+    assert control_description("Return length of given string") == "Return length."
+
+
+def test_a_judge_that_accepts_anything_is_not_trusted(tmp_path: Path) -> None:
+    script = Script()
+    lenient = script.generator
+
+    def generator(text: str) -> str:
+        return '{"preserved": true, "issues": []}' if JUDGE in text else lenient(text)
+
+    script.generator = generator  # type: ignore[method-assign]
+    report = run_evolve([HUMANEVAL["HumanEval/23"]], tmp_path, script, type="concise", rounds=2)
+    assert not report.variants
+    record = by_id(report.candidates)["HumanEval/23/evolve-concise"]
+    assert record.provenance["check"] == "judge-control" and len(record.provenance["rounds"]) == 1

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -238,7 +239,7 @@ def _solve(problems: Sequence[Problem], setup: EvolveLlm, round_: int) -> dict[s
         return {}
     params = setup.round_params(setup.solver_params, 0).model_copy(update={"n": setup.solutions})
     with setup.progress(
-        f"evolve: {setup.solutions} solutions each (round {round_})", len(problems)
+        f"evolve: {setup.solutions} solutions each (round {round_})", len(problems) * setup.solutions
     ) as advance:
         report = generate(list(problems), setup.solver, params, setup.cache, policy=setup.policy,
                           concurrency=setup.concurrency, progress=advance)  # fmt: skip
@@ -576,6 +577,10 @@ def reword_round(slots: Sequence[Slot], setup: EvolveLlm, round_: int) -> None:
             )
             continue
         description = strip_examples(description, slot.parent.entry_point)
+        prose = not_prose(description, parts.text)
+        if prose is not None:
+            slot.fail("reword", prose, prose)
+            continue
         old, new = len(parts.text.split()), len(description.split())
         if normalise(description) == normalise(parts.text):
             slot.fail("reword", "the description was not reworded", "the description was not reworded")
@@ -596,8 +601,22 @@ def reword_round(slots: Sequence[Slot], setup: EvolveLlm, round_: int) -> None:
     requests = [
         judge_request(slot.parent.prompt, variant.prompt, setup.judge.mode) for slot, variant in judged
     ]
-    verdicts = _ask(requests, setup.judge, setup.judge_params, setup, "evolve: judge")
-    for (slot, variant), request, (text, error) in zip(judged, requests, verdicts, strict=True):
+    controls = [
+        judge_request(slot.parent.prompt, assemble(parts_of[id(slot)], control_description(parts_of[id(slot)].text)),  # type: ignore[arg-type]
+                      setup.judge.mode)
+        for slot, _ in judged
+    ]  # fmt: skip
+    verdicts = _ask(requests + controls, setup.judge, setup.judge_params, setup, "evolve: judge")
+    control_verdicts = verdicts[len(requests) :]
+    for (slot, variant), request, (text, error), control, (control_text, _) in zip(
+        judged, requests, verdicts, controls, control_verdicts, strict=False
+    ):
+        said_control = parse_verdict(control, control_text)[0] if control_text is not None else None
+        if said_control is not False:
+            slot.fail("judge-control", "the judge does not reject the description cut in half (a changed "
+                      "meaning), so its verdict on the rewording cannot be trusted")  # fmt: skip
+            slot.final = True  # the same control gets the same verdict in every round
+            continue
         if text is None:
             slot.fail("judge", f"the judge gave no answer: {error}")
             continue
@@ -620,6 +639,29 @@ def reword_round(slots: Sequence[Slot], setup: EvolveLlm, round_: int) -> None:
             }  # fmt: skip
         )
         slot.drafts = [Draft(variant=variant, parent=slot.parent, outputs="keep", examples="keep", checks=())]
+
+
+_CODE_LIKE = re.compile(r"(^|\s)(def|return|lambda|import)\s|>>>|```|\w\(.*\):\s*$", re.M)
+_SENTENCE_END = re.compile(r"[.!?:)\]\"'`]\s*$")
+
+
+def not_prose(description: str, original: str) -> str | None:
+    """Why a rewording is not a description a reviewer would publish, or None: code where prose should be,
+    or a text that stops mid-sentence where the original ends a sentence (an answer cut by its length)."""
+    if _CODE_LIKE.search(description) and not _CODE_LIKE.search(original):
+        return "the rewording holds code, not a description"
+    if _SENTENCE_END.search(original.strip()) and not _SENTENCE_END.search(description.strip()):
+        return "the rewording stops mid-sentence"
+    if sum(ch.isalpha() for ch in description) < 0.5 * len(description.strip() or "x"):
+        return "the rewording is mostly not words"
+    return None
+
+
+def control_description(text: str) -> str:
+    """A description whose meaning changed for sure: the first half of its words.  A judge that calls this
+    preserved too cannot tell a rewording that kept the meaning from one that lost half of it."""
+    words = text.split()
+    return " ".join(words[: max(1, len(words) // 2)]).rstrip(",;:") + "."
 
 
 # ------------------------------------------------------------------ the whole generator

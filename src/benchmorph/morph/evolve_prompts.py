@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +28,7 @@ from benchmorph.data.models import Problem
 from benchmorph.models.prompts import Request
 from benchmorph.models.sanitize import sanitize
 from benchmorph.models.spec import Mode
+from benchmorph.morph.evolve_rules import parse_code
 
 # What each type asks for; the rest of the request is shared.
 TYPE_ASKS = {
@@ -176,15 +176,6 @@ def reword_request(
 _CODE_BLOCK = re.compile(r"```(?:python|py|Python)?[ \t]*\n(.*?)(?:```|\Z)", re.S)
 
 
-def _parse(code: str) -> ast.Module | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return ast.parse(code)
-        except (SyntaxError, ValueError):
-            return None
-
-
 def code_blocks(request: Request, text: str) -> list[str]:
     """The answer's code: its fenced blocks, or (a base model's continuation, unfenced) the whole text."""
     if request.mode == "completion":
@@ -247,7 +238,9 @@ def _calls_of(blocks: Sequence[str], entry_point: str) -> list[list[Any]]:
             match = re.match(rf"\s*(?:assert\s+|print\()?\s*{re.escape(entry_point)}\((.*)\)", line)
             if not match:
                 continue
-            tree = _parse(f"{entry_point}({match.group(1)})") or _parse(f"{entry_point}({match.group(1)}")
+            tree = parse_code(f"{entry_point}({match.group(1)})") or parse_code(
+                f"{entry_point}({match.group(1)}"
+            )
             call = tree.body[0].value if tree and tree.body and isinstance(tree.body[0], ast.Expr) else None
             if not isinstance(call, ast.Call) or call.keywords:
                 continue
@@ -271,7 +264,7 @@ def parse_program(request: Request, text: str, kind: str, entry_point: str | Non
     code = ""
     tree = None
     for block in blocks:
-        parsed = _parse(block)
+        parsed = parse_code(block)
         if parsed is not None and any(isinstance(n, ast.FunctionDef) for n in parsed.body):
             code, tree = block, parsed
             break
@@ -285,7 +278,7 @@ def parse_program(request: Request, text: str, kind: str, entry_point: str | Non
     if entry is None:
         return "no function in the answer has a docstring (the task statement)"
     code = sanitize(code, entry_point=entry.name)
-    tree = _parse(code)
+    tree = parse_code(code)
     if tree is None:
         return "the answer's code does not parse once its test calls are removed"
     functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
@@ -304,7 +297,7 @@ def parse_program(request: Request, text: str, kind: str, entry_point: str | Non
     prompt = function_prompt(code, tree, entry, helpers)
     if prompt is None:
         return "the main function has no docstring"
-    if _parse(prompt + "    pass\n") is None:
+    if parse_code(prompt + "    pass\n") is None:
         return "the prompt cut from the answer does not parse"
     calls = _calls_of(blocks, entry.name)
     return Program(code, entry.name, prompt, [n.name for n in functions], calls)

@@ -49,7 +49,8 @@ from benchmorph.validation.types import Signature, admits, infer_signature, infe
 # ----------------------------------------------------------------------------------------- shared
 
 
-def _parse(code: str) -> ast.Module | None:
+def parse_code(code: str) -> ast.Module | None:
+    """The module, or None for code that does not parse (model answers often do not); never warns."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -117,7 +118,7 @@ def imports_of(*prompts: str) -> list[str]:
     found: list[str] = []
     typing: list[str] = []
     for prompt in prompts:
-        tree = _parse(prompt)
+        tree = parse_code(prompt)
         for node in tree.body if tree is not None else []:
             if isinstance(node, ast.ImportFrom) and node.module == "typing" and not node.level:
                 typing.extend(alias.name for alias in node.names if alias.asname is None)
@@ -130,7 +131,7 @@ def imports_of(*prompts: str) -> list[str]:
 
 def single_function(problem: Problem) -> bool:
     """A function problem whose prompt defines the entry point and nothing else callable."""
-    tree = _parse(problem.prompt)
+    tree = parse_code(problem.prompt)
     if problem.kind != "function" or tree is None:
         return False
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
@@ -312,7 +313,7 @@ def _rename(code: str, renames: dict[str, str]) -> str:
 
 def signature_line(f: Problem, g: Problem, name: str) -> str | None:
     """``def NAME(<f's parameters, annotated as f's prompt has them>) -> <g's return annotation>:``."""
-    f_tree, g_tree = _parse(f.prompt), _parse(g.prompt)
+    f_tree, g_tree = parse_code(f.prompt), parse_code(g.prompt)
     f_def = _entry(f_tree, f.entry_point) if f_tree else None
     g_def = _entry(g_tree, g.entry_point) if g_tree else None
     if f_def is None or g_def is None:
@@ -357,7 +358,7 @@ Return what step 2 returns."""
 
 def _without_imports(code: str) -> str:
     """``code`` without its top-level import lines (the prompt states them once, at its top)."""
-    tree = _parse(code)
+    tree = parse_code(code)
     if tree is None:
         return code
     drop = {
@@ -385,7 +386,7 @@ def combine(
     header = signature_line(f, g, name)
     if header is None:
         return "a signature cannot be read out of the prompt"
-    f_tree, g_tree = _parse(f.reference), _parse(g.reference)
+    f_tree, g_tree = parse_code(f.reference), parse_code(g.reference)
     if f_tree is None or g_tree is None:
         return "a reference does not parse"
     taken = _top_names(f_tree) | {name}
@@ -408,13 +409,13 @@ def combine(
         reference = f"{prompt}    return {call}\n\n\n{g_code.rstrip()}\n"
     else:
         reference = f"{f.reference.rstrip()}\n\n\n{g_code.rstrip()}\n\n\n{prompt}    return {call}\n"
-    if _parse(prompt) is None or _parse(reference) is None:
+    if parse_code(prompt) is None or parse_code(reference) is None:
         return "the composed prompt or reference does not parse"
     return Combined(prompt, reference, name, g_param)
 
 
 def _param_names(problem: Problem) -> list[str]:
-    tree = _parse(problem.prompt)
+    tree = parse_code(problem.prompt)
     node = _entry(tree, problem.entry_point) if tree else None
     if node is None:
         return []
@@ -490,7 +491,7 @@ def nested_helpers(problem: Problem) -> list[Helper]:
     A helper that reads a local of the entry point (a closure) cannot be moved
     out, so such helpers are left where they are.
     """
-    tree = _parse(problem.reference)
+    tree = parse_code(problem.reference)
     entry = _entry(tree, problem.entry_point) if tree else None
     if entry is None:
         return []
@@ -545,7 +546,7 @@ def without_helper(problem: Problem, helper: Helper) -> str | None:
     if end is None:
         return None
     code = "".join(lines[:start] + lines[end:])
-    return code if _parse(code) is not None else None
+    return code if parse_code(code) is not None else None
 
 
 TOOL_SENTENCE = "Use the helper function `{name}` defined above."
@@ -558,7 +559,7 @@ def with_tool(problem: Problem, helper_code: str, sentence: str) -> str | None:
     parts = split_prompt(problem)
     if isinstance(parts, str):
         return None
-    tree = _parse(problem.prompt)
+    tree = parse_code(problem.prompt)
     entry = _entry(tree, problem.entry_point) if tree else None
     if entry is None:
         return None
@@ -568,4 +569,4 @@ def with_tool(problem: Problem, helper_code: str, sentence: str) -> str | None:
     lines = prompt.splitlines(keepends=True)
     at = (entry.decorator_list[0].lineno if entry.decorator_list else entry.lineno) - 1
     prompt = "".join(lines[:at]) + helper_code.rstrip() + "\n\n\n" + "".join(lines[at:])
-    return prompt if _parse(prompt) is not None else None
+    return prompt if parse_code(prompt) is not None else None
