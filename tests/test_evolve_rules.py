@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase, Variant, Verdict
 from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.evolve_metrics import evolve_metrics, evolve_summary
@@ -140,10 +141,10 @@ def test_llm_types_say_what_they_need(engine: Engine, humaneval: dict[str, Probl
     assert {c.provenance["reason"] for c in offline.candidates} == {
         "needs a generator model (--generator SPEC)"
     }
-    llm = run_transform(
-        "evolve", problems, MorphContext(engine=engine), {"type": "subtle", "generator": "local"}
-    )
-    assert [c.provenance["reason"] for c in llm.candidates] == ["LLM refinement not built yet"]
+    # With a generator every type is asked of it (tests/test_evolve_llm.py); a spec that names no model
+    # is a clear input error, not a run.
+    with pytest.raises(InputError, match="unknown model spec"):
+        run_transform("evolve", problems, MorphContext(engine=engine), {"type": "subtle", "generator": "gpt4"})
 
 
 def _verdict(task: str, ok: bool) -> Verdict:
