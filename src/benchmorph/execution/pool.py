@@ -101,7 +101,10 @@ class WorkerPool:
             if on_done is not None:
                 on_done(index, replies[index])
 
-        with ThreadPoolExecutor(max_workers=self.size) as executor:
+        # Twice as many threads as workers: while one thread turns a reply into a verdict
+        # (``on_done``), another already hands the worker it freed its next job, so no worker
+        # idles on the host's bookkeeping.  Still at most ``size`` jobs run at once.
+        with ThreadPoolExecutor(max_workers=2 * self.size) as executor:
             futures = [executor.submit(run, index) for index in range(len(jobs))]
             try:
                 finished, _ = wait(futures, return_when=FIRST_EXCEPTION)

@@ -12,19 +12,27 @@ import json
 from collections.abc import Callable
 
 MAX_ERROR = 400
+# json.loads without its per-call set-up (see ``parse_record``): the same default decoder.
+_DECODE = json.JSONDecoder().decode
 # values.encode refuses anything nested deeper, so no honest output is.
 MAX_OUTPUT_DEPTH = 400
 CONTAINERS = (list, dict)
 
 
-def assemble_reply(kind: object, summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:
-    """The reply the engine judges, from the worker's summary and the child bytes it relayed."""
+def assemble_reply(
+    kind: object, summary: dict, frames: list[tuple[bytes, bytes]], parsed: list[dict | None] | None = None
+) -> dict:
+    """The reply the engine judges, from the worker's summary and the child bytes it relayed.
+
+    ``parsed``: the records of the stream's first lines as a ``StreamWatch``
+    already parsed them (``StreamWatch.parsed``), so they are not parsed twice.
+    """
     if "total" not in summary:  # ping, need_inputs, fatal: nothing was run
         return summary
     if kind == "stdin":
         reply = stdin_reply(summary, frames)
     else:
-        reply = function_reply(summary, b"".join(payload for _kind, payload in frames))
+        reply = function_reply(summary, b"".join(payload for _kind, payload in frames), parsed)
     cap = summary.get("cap")
     if cap:
         # The host saw the sample's processes together hit a cgroup cap (memory, processes).
@@ -96,6 +104,9 @@ class StreamWatch:
         self.watching = True
         self.stopped = False  # the judge asked to stop
         self._partial = b""
+        # parse_record of each line of a function job's stream taken so far, in order: the
+        # reply is assembled from the same lines, and reuses these (``function_reply``).
+        self.parsed: list[dict | None] = []
         self._ready = False
         self._next = 0
         self._out: list[bytes] = []
@@ -120,6 +131,7 @@ class StreamWatch:
     def _take_line(self, line: bytes) -> bool:
         """One line of a function job's stream; False when watching ends here."""
         record = parse_record(line)
+        self.parsed.append(record)
         if record is None or "setup_error" in record or record.get("end") is True:
             self.watching = False
             return False
@@ -169,13 +181,16 @@ class StreamWatch:
         return False
 
 
-def function_reply(summary: dict, stream: bytes) -> dict:
+def function_reply(summary: dict, stream: bytes, parsed: list[dict | None] | None = None) -> dict:
     """Read the child's record stream as the harness writes it: ready, one result per test, end.
 
     Model code holds the pipe the records come from, so any line may be
     forged; the first one out of place ends the reading as a violation, and
     records are checked before they are judged (``clean_result``).
+    ``parsed[j]``, where given, is ``parse_record`` of line ``j`` already
+    (the watch split the same bytes at the same newlines).
     """
+    known = parsed or []
     total = summary["total"]
     results: list[dict | None] = [None] * total
     outcome: dict = {"setup_error": None, "violation": None, "timeout_in": None}
@@ -183,8 +198,8 @@ def function_reply(summary: dict, stream: bytes) -> dict:
     next_index = 0
     finished = False
     lines = stream.split(b"\n")
-    for line in lines[:-1]:  # the last piece is an unfinished line, or empty
-        record = parse_record(line)
+    for number, line in enumerate(lines[:-1]):  # the last piece is an unfinished line, or empty
+        record = known[number] if number < len(known) else parse_record(line)
         if record is None:
             outcome["violation"] = "corrupted result stream"
             finished = True
@@ -234,7 +249,12 @@ def parse_record(line: bytes) -> dict | None:
     of that may take the host down.
     """
     try:
-        record = json.loads(line)
+        if line[:1] == b"{" and line[1:2] != b"\0":
+            # What json.loads does with these bytes (its detect_encoding says UTF-8 for them),
+            # minus the detection and call layers: this runs once per test of every sample.
+            record = _DECODE(line.decode("utf-8", "surrogatepass"))
+        else:
+            record = json.loads(line)
     except Exception:  # noqa: BLE001 - ValueError, RecursionError, MemoryError
         return None
     return record if isinstance(record, dict) else None

@@ -33,6 +33,10 @@ CANCEL = b"\0\0\0\0"
 WORKER_SCRIPT = Path(__file__).with_name("_worker.py")
 VALUES_SCRIPT = Path(values_module.__file__)
 SANDBOX_ROOT = "/sandbox"
+# No user site (-s), no .pyc writes (-B), and no `site` at start-up (-S): the worker puts the
+# interpreter's site-packages on sys.path itself, without running their .pth files, whose
+# imports (threading, through certifi's here) make every sample's fork dearer (see _worker.py).
+WORKER_FLAGS = ("-s", "-S", "-B")
 MOUNT_DIR = "/opt/benchmorph"
 
 _noticed = False
@@ -113,7 +117,7 @@ def _ancestors(path: str) -> list[str]:
 def bwrap_command(uid: int, scratch_size: int) -> list[str]:
     """The bubblewrap command line for one worker."""
     return bwrap_prefix(scratch_size) + [
-        worker_python(), "-s", "-B", f"{MOUNT_DIR}/worker.py", f"{MOUNT_DIR}/values.py", str(uid), SANDBOX_ROOT,
+        worker_python(), *WORKER_FLAGS, f"{MOUNT_DIR}/worker.py", f"{MOUNT_DIR}/values.py", str(uid), SANDBOX_ROOT,
         "own-ipc-namespace",  # --unshare-ipc: the worker may close System V IPC there
     ]  # fmt: skip
 
@@ -289,8 +293,7 @@ class WorkerProcess:
             os.chmod(self._fallback_root, 0o755)
             cmd = [
                 worker_python(),
-                "-s",
-                "-B",
+                *WORKER_FLAGS,
                 str(WORKER_SCRIPT),
                 str(VALUES_SCRIPT),
                 str(self.uid),
@@ -393,7 +396,9 @@ class WorkerProcess:
                 summary["cap"] = (
                     f"cannot read the sample cgroup's counters ({exc}): the caps may not have held"
                 )
-        return assemble_reply(message.get("kind"), summary, frames)
+        return assemble_reply(
+            message.get("kind"), summary, frames, watch.parsed if watch is not None else None
+        )
 
     def stop(self) -> None:
         if self.proc is not None:
