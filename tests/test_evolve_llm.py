@@ -359,3 +359,21 @@ def test_a_judge_that_accepts_anything_is_not_trusted(tmp_path: Path) -> None:
     assert not report.variants
     record = by_id(report.candidates)["HumanEval/23/evolve-concise"]
     assert record.provenance["check"] == "judge-control" and len(record.provenance["rounds"]) == 1
+
+
+def test_a_solution_that_returns_one_value_for_everything_is_not_verified(tmp_path: Path) -> None:
+    # The 270M model wrote a sort_third whose body falls off its end; its own solutions "agreed" with it.
+    script = Script()
+    normal = script.generator
+    stub = VOWELS_CLEAR.replace(
+        "return sum(1 for c in string if c in 'aeiou')", "if not string:\n        pass"
+    )
+
+    def generator(text: str) -> str:
+        return block(stub, "strlen('ab')\nstrlen('xyz')") if "Change the meaning" in text else normal(text)
+
+    script.generator = generator  # type: ignore[method-assign]
+    report = run_evolve([HUMANEVAL["HumanEval/23"]], tmp_path, script, type="subtle", rounds=0)
+    record = by_id(report.candidates)["HumanEval/23/evolve-subtle"]
+    assert record.provenance["check"] == "degenerate-outputs"
+    assert "returns None for every one of its" in record.provenance["reason"]

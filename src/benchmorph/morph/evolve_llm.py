@@ -331,6 +331,8 @@ def _pieces(slot: Slot, program: Program, engine: Engine, setup: EvolveLlm) -> l
         grown = _grow(variant, parent_inputs + slot.calls, engine, setup)
         if isinstance(grown, str):
             return "inputs", grown
+        if constant(grown):
+            return "degenerate-outputs", degenerate_reason(grown)
         return [Piece(variant.model_copy(update={"tests": grown.tests}), grown)]
     main = parent.entry_point
     tree = ast.parse(program.code)
@@ -369,8 +371,20 @@ def _pieces(slot: Slot, program: Program, engine: Engine, setup: EvolveLlm) -> l
         grown = _grow(variant, traced[name] + slot.calls, engine, setup)
         if isinstance(grown, str):
             return "inputs", f"subproblem `{name}`: {grown}"
+        if constant(grown):
+            return "degenerate-outputs", f"subproblem `{name}`: {degenerate_reason(grown)}"
         pieces.append(Piece(variant.model_copy(update={"tests": grown.tests}), grown))
     return pieces
+
+
+def constant(problem: Problem) -> bool:
+    """One answer for every input: solutions that return it too agree without solving anything."""
+    return len({repr(t.expected) for t in problem.tests if t.has_expected}) <= 1
+
+
+def degenerate_reason(problem: Problem) -> str:
+    value = next((t.expected for t in problem.tests if t.has_expected), None)
+    return f"the solution returns {value!r} for every one of its {len(problem.tests)} test inputs"
 
 
 def _params(program: Program) -> list[str] | None:
