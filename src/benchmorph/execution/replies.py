@@ -20,19 +20,20 @@ CONTAINERS = (list, dict)
 
 
 def assemble_reply(
-    kind: object, summary: dict, frames: list[tuple[bytes, bytes]], parsed: list[dict | None] | None = None
+    kind: object, summary: dict, frames: list[tuple[bytes, bytes]], watch: StreamWatch | None = None
 ) -> dict:
     """The reply the engine judges, from the worker's summary and the child bytes it relayed.
 
-    ``parsed``: the records of the stream's first lines as a ``StreamWatch``
-    already parsed them (``StreamWatch.parsed``), so they are not parsed twice.
+    ``watch``: the ``StreamWatch`` that saw the job's stream, whose parsed and
+    checked records of the first lines are reused, not made twice.
     """
     if "total" not in summary:  # ping, need_inputs, fatal: nothing was run
         return summary
     if kind == "stdin":
         reply = stdin_reply(summary, frames)
     else:
-        reply = function_reply(summary, b"".join(payload for _kind, payload in frames), parsed)
+        parsed, cleaned = (watch.parsed, watch.cleaned) if watch is not None else (None, None)
+        reply = function_reply(summary, b"".join(payload for _kind, payload in frames), parsed, cleaned)
     cap = summary.get("cap")
     if cap:
         # The host saw the sample's processes together hit a cgroup cap (memory, processes).
@@ -107,6 +108,8 @@ class StreamWatch:
         # parse_record of each line of a function job's stream taken so far, in order: the
         # reply is assembled from the same lines, and reuses these (``function_reply``).
         self.parsed: list[dict | None] = []
+        # clean_result of the result lines among them, by line number (same reuse).
+        self.cleaned: dict[int, dict] = {}
         self._ready = False
         self._next = 0
         self._out: list[bytes] = []
@@ -146,6 +149,7 @@ class StreamWatch:
         if clean is None:
             self.watching = False
             return False
+        self.cleaned[len(self.parsed) - 1] = clean
         self._next += 1
         return self._judge(index, clean)
 
@@ -181,16 +185,24 @@ class StreamWatch:
         return False
 
 
-def function_reply(summary: dict, stream: bytes, parsed: list[dict | None] | None = None) -> dict:
+def function_reply(
+    summary: dict,
+    stream: bytes,
+    parsed: list[dict | None] | None = None,
+    cleaned: dict[int, dict] | None = None,
+) -> dict:
     """Read the child's record stream as the harness writes it: ready, one result per test, end.
 
     Model code holds the pipe the records come from, so any line may be
     forged; the first one out of place ends the reading as a violation, and
     records are checked before they are judged (``clean_result``).
     ``parsed[j]``, where given, is ``parse_record`` of line ``j`` already
-    (the watch split the same bytes at the same newlines).
+    (the watch split the same bytes at the same newlines), and ``cleaned[j]``
+    its ``clean_result`` for the test index the watch gave it (used only where
+    that is the index read here: ``clean_result`` depends on nothing else).
     """
     known = parsed or []
+    checked = cleaned or {}
     total = summary["total"]
     results: list[dict | None] = [None] * total
     outcome: dict = {"setup_error": None, "violation": None, "timeout_in": None}
@@ -214,7 +226,9 @@ def function_reply(summary: dict, stream: bytes, parsed: list[dict | None] | Non
         elif record.get("end") is True:
             finished = True
         elif ready and next_index < total and type(record.get("i")) is int and record["i"] == next_index:
-            clean = clean_result(record, next_index)
+            clean = checked.get(number)
+            if clean is None or clean["i"] != next_index:
+                clean = clean_result(record, next_index)
             if clean is None:
                 outcome["violation"] = "corrupted result stream"
                 finished = True

@@ -396,9 +396,7 @@ class WorkerProcess:
                 summary["cap"] = (
                     f"cannot read the sample cgroup's counters ({exc}): the caps may not have held"
                 )
-        return assemble_reply(
-            message.get("kind"), summary, frames, watch.parsed if watch is not None else None
-        )
+        return assemble_reply(message.get("kind"), summary, frames, watch)
 
     def stop(self) -> None:
         if self.proc is not None:
