@@ -55,6 +55,9 @@ def test_specs_parse(text: str, backend: str, model: str, urls: tuple, mode: str
         ("local?mode=poetry", "mode must be chat or completion"),
         ("local?temperature=1", "unknown option 'temperature'"),
         ("llamacpp:/nonexistent/model.gguf", "no GGUF file"),
+        ("local?threads=0", "threads must be a whole number of at least 1"),
+        ("local?threads=two", "threads must be a whole number"),
+        ("openai:m@http://127.0.0.1:1/v1?threads=2", "belongs to an in-process llama.cpp model"),
     ],
 )
 def test_bad_specs_say_what_is_accepted(text: str, message: str) -> None:
@@ -209,3 +212,17 @@ def test_cache_is_shared_safely_between_processes(tmp_path: Path) -> None:
         assert cache.stats().generations == {"m": 600}
         assert cache.get("k399").text == "text 399"  # type: ignore[union-attr]
         assert cache.clear("m") == 600 and cache.get("k1") is None
+
+
+def test_local_threads_cap_reaches_llama_cpp() -> None:
+    """``local?threads=1`` loads a model that computes on one thread (a machine shared with the sandbox)."""
+    pytest.importorskip("llama_cpp")
+    from benchmorph.models.backends.llamacpp import _threads, load_llama
+
+    spec = parse_spec("local?threads=1")
+    assert _threads(spec) == 1 and spec.identity() == parse_spec("local").identity()  # same answers, same cache
+    llm = load_llama(spec.model, threads=_threads(spec))
+    assert llm.context_params.n_threads == 1 and llm.context_params.n_threads_batch == 1
+    problem = load_benchmark("humaneval").problems[0]
+    report = generate([problem], spec, GenerationParams(max_tokens=4))
+    assert len(report.samples) == 1 and report.samples[0].task_id == problem.id

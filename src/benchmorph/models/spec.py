@@ -24,7 +24,7 @@ Backend = Literal["openai", "llamacpp", "baseline", "sentence-transformers"]
 Mode = Literal["chat", "completion"]
 MODES = ("chat", "completion")
 BASELINES = ("reference", "original", "memorizer")
-KNOWN_OPTIONS = {"mode", "api_key_env", "originals"}
+KNOWN_OPTIONS = {"mode", "api_key_env", "originals", "threads"}
 
 EXAMPLES = "openai:MODEL@http://127.0.0.1:8000/v1, local, llamacpp:PATH.gguf, reference, original, memorizer"
 
@@ -91,6 +91,16 @@ def parse_spec(text: str) -> ModelSpec:
     mode = options.get("mode")
     if "originals" in options and body != "memorizer":
         raise InputError(f"model spec '{text}': the option 'originals' belongs to the memorizer baseline")
+    if "threads" in options:
+        threads = options["threads"]
+        if not threads.isdigit() or int(threads) < 1:
+            raise InputError(
+                f"model spec '{text}': threads must be a whole number of at least 1, not '{threads}'"
+            )
+        if not (body == "local" or body.startswith("llamacpp:")):
+            raise InputError(
+                f"model spec '{text}': the option 'threads' belongs to an in-process llama.cpp model"
+            )
     if body in BASELINES:
         return ModelSpec(text, "baseline", body, options=options)
     if body == "local":

@@ -21,10 +21,17 @@ from benchmorph.models.spec import ModelSpec
 
 CONTEXT_TOKENS = 4096
 _LOAD_LOCK = threading.Lock()
-_MODELS: dict[tuple[str, bool], Any] = {}
+_MODELS: dict[tuple[str, bool, int], Any] = {}
 
 
-def _threads() -> int:
+def _threads(spec: ModelSpec | None = None) -> int:
+    """The spec's ``?threads=N`` (a cap for a machine shared with the sandbox workers), else every CPU we may use.
+
+    llama.cpp's threads spin while they wait for each other, so on a loaded machine a model that takes
+    every core runs many times slower than one that takes fewer.
+    """
+    if spec is not None and spec.options.get("threads"):
+        return int(spec.options["threads"])
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
@@ -43,8 +50,8 @@ def _silence_llama_logs(llama_cpp: Any) -> None:
         pass
 
 
-def load_llama(model: str, *, embedding: bool = False) -> Any:
-    """The llama_cpp.Llama for a spec's model field, shared within the process."""
+def load_llama(model: str, *, embedding: bool = False, threads: int | None = None) -> Any:
+    """The llama_cpp.Llama for a spec's model field, shared within the process (per thread count)."""
     try:
         import llama_cpp  # type: ignore[import-not-found]
     except ImportError:
@@ -52,12 +59,14 @@ def load_llama(model: str, *, embedding: bool = False) -> Any:
     path = str(resolve_gguf(model))
     _silence_llama_logs(llama_cpp)
     with _LOAD_LOCK:
-        key = (path, embedding)
+        n_threads = threads or _threads()
+        key = (path, embedding, n_threads)
         if key not in _MODELS:
             options: dict[str, Any] = {
                 "model_path": path,
                 "n_ctx": CONTEXT_TOKENS,
-                "n_threads": _threads(),
+                "n_threads": n_threads,
+                "n_threads_batch": n_threads,  # prompt evaluation, which otherwise takes every core
                 "verbose": False,
             }
             if embedding:
@@ -77,7 +86,7 @@ class LlamaCppBackend(Backend):
         self._lock = threading.Lock()
 
     def _complete(self, request: Request, params: GenerationParams, index: int) -> Completion:
-        llm = load_llama(self.spec.model)
+        llm = load_llama(self.spec.model, threads=_threads(self.spec))
         fields = params.request_fields(index)
         sampling: dict[str, Any] = {
             "max_tokens": fields["max_tokens"],
@@ -107,7 +116,7 @@ class LlamaCppBackend(Backend):
 
 def gguf_embedder(spec: ModelSpec):  # type: ignore[no-untyped-def]
     """Mean-pooled final hidden states of the GGUF model, one vector per text."""
-    llm = load_llama(spec.model, embedding=True)
+    llm = load_llama(spec.model, embedding=True, threads=_threads(spec))
 
     def run(texts: list[str]) -> list[list[float]]:
         vectors = []
