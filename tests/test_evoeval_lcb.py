@@ -251,6 +251,14 @@ def test_release_files_load_as_evolved_variants_typed_by_file_name() -> None:
     assert tool.source["helpers"] == ["split_sentences"] and "def split_sentences" in tool.reference
 
 
+def test_release_files_by_path_are_evoeval_even_when_rows_look_like_evalplus() -> None:
+    # Verbose and concise rows carry EvalPlus's base_input/plus_input; the file name says whose they are.
+    for path in sorted(RELEASE.glob("EvoEval_*.jsonl")):
+        problems = load_benchmark(str(path)).problems
+        assert problems and all(isinstance(p, Variant) and p.label == type_of_file(path) for p in problems)
+        assert all(p.tests for p in problems), path.name
+
+
 @pytest.mark.parametrize(
     ("name", "kind"),
     [

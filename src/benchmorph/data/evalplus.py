@@ -1004,7 +1004,10 @@ register_benchmark(
 register_format(
     FormatEntry(
         name="evalplus",
-        detect=lambda path: _is_evalplus_row(first_record(path)),
+        # EvoEval's verbose/concise files hold EvalPlus-shaped rows; their name says what they are.
+        detect=lambda path: (
+            _is_evalplus_row(first_record(path)) and not path.name.lower().startswith("evoeval_")
+        ),
         loader=_path_loader(load_evalplus_file),
     )
 )

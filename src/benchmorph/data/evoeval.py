@@ -389,7 +389,8 @@ def is_evoeval(path: Path) -> bool:
     if not {"task_id", "prompt", "entry_point", "canonical_solution"} <= set(row):
         return False
     task_id = row.get("task_id")
-    return "inputs" in row or (isinstance(task_id, str) and task_id.startswith("EvoEval/"))
+    named = type_of_file(path) is not None  # EvoEval_verbose.jsonl: EvalPlus-shaped rows, EvoEval's set
+    return named or "inputs" in row or (isinstance(task_id, str) and task_id.startswith("EvoEval/"))
 
 
 def _release_loader(dataset: str):
