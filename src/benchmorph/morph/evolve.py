@@ -50,6 +50,7 @@ from benchmorph.morph.transform import (
     MorphReport,
     Transform,
     TransformOptions,
+    derived_variant,
     register_transform,
 )
 from benchmorph.validation.testgen import AugmentOptions, augment_problem
@@ -103,17 +104,14 @@ class EvolveOptions(TransformOptions):
 
 def _variant(parent: Problem, kind: str, number: str, prompt: str, reference: str, entry_point: str,
              tests: list[TestCase], parents: list[str], **provenance: Any) -> Variant:  # fmt: skip
-    return Variant(
-        **parent.model_dump(
-            exclude={"id", "entry_point", "prompt", "reference", "tests", "source", "contract"}
-        ),
+    return derived_variant(
+        parent,
         id=f"{parent.id}/evolve-{kind}{number}",
         entry_point=entry_point,
         prompt=prompt,
         reference=reference,
         tests=tests,
-        source={"benchmark": parent.source.get("benchmark"), "derived_from": parent.id},
-        parent_id=parent.id,
+        contract=None,  # the parent's contract speaks of the parent's inputs
         transform=TRANSFORM,
         label=kind,
         provenance={"evolve_type": kind, "generator": "rules", "parents": parents, **provenance},

@@ -61,6 +61,7 @@ from benchmorph.morph.docstrings import (
 )
 from benchmorph.morph.evolve_prompts import (
     Program,
+    called_names,
     evolve_request,
     function_prompt,
     parse_program,
@@ -70,7 +71,8 @@ from benchmorph.morph.evolve_prompts import (
 from benchmorph.morph.finalize import Draft, decided
 from benchmorph.morph.metamorphic_prompts import judge_request, parse_rewrite, parse_verdict
 from benchmorph.morph.scenarios import normalise
-from benchmorph.morph.transform import REJECTED, ProgressFactory, no_progress
+from benchmorph.morph.transform import REJECTED, ProgressFactory, derived_variant, no_progress
+from benchmorph.validation.quality import constant_outputs
 from benchmorph.validation.testgen import AugmentOptions, augment_problem
 from benchmorph.validation.types import admits, infer_type, param_names
 
@@ -108,7 +110,7 @@ class EvolveLlm:
 
     def round_params(self, base: GenerationParams, round_: int) -> GenerationParams:
         digest = hashlib.sha256(f"{self.seed}:{round_}".encode()).digest()
-        return base.model_copy(update={"n": base.n, "seed": int.from_bytes(digest[:4], "big") & 0x7FFFFFFF})
+        return base.model_copy(update={"seed": int.from_bytes(digest[:4], "big") & 0x7FFFFFFF})
 
 
 @dataclass
@@ -132,7 +134,6 @@ class Slot:
     feedback: str | None = None  # what the next round is told
     pieces: list[Piece] = field(default_factory=list)
     drafts: list[Draft] = field(default_factory=list)
-    failed_now: bool = False
     final: bool = False  # no later round could help
     raw: str | None = None
 
@@ -148,7 +149,6 @@ class Slot:
         return not self.drafts and not self.final and len(self.history) <= rounds
 
     def fail(self, check: str, reason: str, feedback: str | None = None) -> None:
-        self.failed_now = True
         self.history.append({"round": self.round, "check": check, "reason": reason})
         self.feedback = feedback
 
@@ -173,32 +173,15 @@ class Slot:
 
 def _variant(slot: Slot, setup: EvolveLlm, vid: str, prompt: str, reference: str, entry_point: str,
              tests: list[TestCase], **provenance: Any) -> Variant:  # fmt: skip
-    parent = slot.parent
-    return Variant(
-        **parent.model_dump(
-            exclude={
-                "id",
-                "entry_point",
-                "prompt",
-                "reference",
-                "tests",
-                "source",
-                "contract",
-                "atol",
-                "parent_id",
-                "transform",
-                "label",
-                "provenance",
-            }  # fmt: skip
-        ),
+    return derived_variant(
+        slot.parent,
         id=vid,
         entry_point=entry_point,
         prompt=prompt,
         reference=reference,
         tests=tests,
-        atol=max(parent.atol, ATOL),
-        source={"benchmark": parent.source.get("benchmark"), "derived_from": parent.id},
-        parent_id=parent.id,
+        contract=None,  # the parent's contract speaks of the parent's inputs
+        atol=max(slot.parent.atol, ATOL),
         transform=TRANSFORM,
         label=slot.kind,
         provenance={**slot.provenance(setup), **provenance},
@@ -331,7 +314,7 @@ def _pieces(slot: Slot, program: Program, engine: Engine, setup: EvolveLlm) -> l
         grown = _grow(variant, parent_inputs + slot.calls, engine, setup)
         if isinstance(grown, str):
             return "inputs", grown
-        if constant(grown):
+        if constant_outputs(grown.tests, at_least=1):
             return "degenerate-outputs", degenerate_reason(grown)
         return [Piece(variant.model_copy(update={"tests": grown.tests}), grown)]
     main = parent.entry_point
@@ -340,9 +323,7 @@ def _pieces(slot: Slot, program: Program, engine: Engine, setup: EvolveLlm) -> l
     main_node = defined.get(main)
     if main_node is None:
         return "decompose", f"the answer has no main function `{main}`"
-    called = {
-        n.func.id for n in ast.walk(main_node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-    }
+    called = called_names(main_node)
     subs = [name for name in defined if name != main and name in called]
     if len(subs) != 2:
         return "decompose", f"the main function calls {len(subs)} of the functions given, not two subproblems"
@@ -371,15 +352,10 @@ def _pieces(slot: Slot, program: Program, engine: Engine, setup: EvolveLlm) -> l
         grown = _grow(variant, traced[name] + slot.calls, engine, setup)
         if isinstance(grown, str):
             return "inputs", f"subproblem `{name}`: {grown}"
-        if constant(grown):
+        if constant_outputs(grown.tests, at_least=1):
             return "degenerate-outputs", f"subproblem `{name}`: {degenerate_reason(grown)}"
         pieces.append(Piece(variant.model_copy(update={"tests": grown.tests}), grown))
     return pieces
-
-
-def constant(problem: Problem) -> bool:
-    """One answer for every input: solutions that return it too agree without solving anything."""
-    return len({repr(t.expected) for t in problem.tests if t.has_expected}) <= 1
 
 
 def degenerate_reason(problem: Problem) -> str:
@@ -462,14 +438,14 @@ def evolve_round(slots: Sequence[Slot], engine: Engine, setup: EvolveLlm, round_
     answers = _ask(requests, setup.generator, params, setup, f"evolve: generator (round {round_})")
     ready: list[Slot] = []
     for slot, request, (text, error) in zip(slots, requests, answers, strict=True):
-        slot.failed_now, slot.pieces, slot.raw = False, [], text
+        slot.pieces, slot.raw = [], text
         if text is None:
             slot.fail("generator", f"the generator gave no answer: {error}", slot.feedback)
             continue
         entry = slot.parent.entry_point if slot.kind in ("subtle", "difficult", "decompose") else None
         if slot.program is not None:
             entry = slot.program.entry_point
-        program = parse_program(request, text, "tool_use" if slot.kind == "tool_use" else slot.kind, entry)
+        program = parse_program(request, text, slot.kind, entry)
         if isinstance(program, str):
             slot.fail("generator-answer", f"the answer cannot be read: {program}", slot.feedback)
             continue
@@ -556,7 +532,6 @@ def reword_round(slots: Sequence[Slot], setup: EvolveLlm, round_: int) -> None:
     parts_of = {id(slot): split_prompt(slot.parent) for slot in slots}
     todo = []
     for slot in slots:
-        slot.failed_now = False
         parts = parts_of[id(slot)]
         if isinstance(parts, str):
             slot.fail("prompt-shape", parts)

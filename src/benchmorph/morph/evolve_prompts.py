@@ -230,6 +230,11 @@ def function_prompt(
     return prompt if prompt.endswith("\n") else prompt + "\n"
 
 
+def called_names(node: ast.AST) -> set[str]:
+    """The plain names ``node`` calls (``helper(x)``), the functions of the same module it relies on."""
+    return {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
 def _calls_of(blocks: Sequence[str], entry_point: str) -> list[list[Any]]:
     """Literal argument lists of ``entry_point(...)`` calls anywhere in the blocks (never run)."""
     found: list[list[Any]] = []
@@ -289,9 +294,7 @@ def parse_program(request: Request, text: str, kind: str, entry_point: str | Non
     if kind == "tool_use":
         if not helpers:
             return "a tool_use problem must give at least one helper function"
-        called = {
-            n.func.id for n in ast.walk(entry) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-        }
+        called = called_names(entry)
         if not called & set(helpers):
             return "the solution does not call any of the helper functions it gives"
     prompt = function_prompt(code, tree, entry, helpers)

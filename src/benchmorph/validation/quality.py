@@ -115,7 +115,8 @@ def changed_fraction(item: CheckInput) -> float:
     return sum(1 for _, old, new in pairs if not _same(old, new, item.variant)) / len(pairs)
 
 
-def _constant(tests: Sequence[TestCase], at_least: int = 3) -> bool:
+def constant_outputs(tests: Sequence[TestCase], at_least: int = 3) -> bool:
+    """At least ``at_least`` tests with outputs, all one value: no task (a constant function solves it)."""
     outputs = {_key(test.expected) for test in tests if test.has_expected}
     return len([t for t in tests if t.has_expected]) >= at_least and len(outputs) == 1
 
@@ -123,7 +124,7 @@ def _constant(tests: Sequence[TestCase], at_least: int = 3) -> bool:
 @quality_check("degenerate-outputs")
 def degenerate_outputs(item: CheckInput) -> Finding | None:
     """The same answer for every input is no task, unless the parent was like that too."""
-    if _constant(item.variant.tests) and not _constant(item.parent.tests):
+    if constant_outputs(item.variant.tests) and not constant_outputs(item.parent.tests):
         return Finding("degenerate-outputs", "the reference gives the same output for every input")
     return None
 
