@@ -144,7 +144,9 @@ def test_llm_types_say_what_they_need(engine: Engine, humaneval: dict[str, Probl
     # With a generator every type is asked of it (tests/test_evolve_llm.py); a spec that names no model
     # is a clear input error, not a run.
     with pytest.raises(InputError, match="unknown model spec"):
-        run_transform("evolve", problems, MorphContext(engine=engine), {"type": "subtle", "generator": "gpt4"})
+        run_transform(
+            "evolve", problems, MorphContext(engine=engine), {"type": "subtle", "generator": "gpt4"}
+        )
 
 
 def _verdict(task: str, ok: bool) -> Verdict:

@@ -220,7 +220,9 @@ def test_local_threads_cap_reaches_llama_cpp() -> None:
     from benchmorph.models.backends.llamacpp import _threads, load_llama
 
     spec = parse_spec("local?threads=1")
-    assert _threads(spec) == 1 and spec.identity() == parse_spec("local").identity()  # same answers, same cache
+    assert (
+        _threads(spec) == 1 and spec.identity() == parse_spec("local").identity()
+    )  # same answers, same cache
     llm = load_llama(spec.model, threads=_threads(spec))
     assert llm.context_params.n_threads == 1 and llm.context_params.n_threads_batch == 1
     problem = load_benchmark("humaneval").problems[0]
