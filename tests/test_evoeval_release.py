@@ -126,3 +126,24 @@ def test_report_shows_each_release_set_as_its_evolve_family(runs) -> None:
         row.composition_ratio is None for (_, family), row in families.items() if family != "evolve/combine"
     )
     assert families[(MEMORIZER, "evolve/difficult")].drop == 1.0
+    # The sets all number their tasks EvoEval/0, EvoEval/1...: one row (and one drill-down, with
+    # that set's own prompt) per set and task, never one overwriting the other.
+    rows = {(row.family, row.id): row for row in report.problems}
+    sets = {
+        kind: load_benchmark(f"evoeval_{kind}", RELEASE / f"EvoEval_{kind}.jsonl").by_id() for kind in SETS
+    }
+    for kind, problems in sets.items():
+        for problem in problems.values():
+            if problem.parent_id:  # a task whose seed the release does not tell is in no pairing
+                assert (f"evolve/{kind}", problem.id) in rows, (kind, problem.id)
+    shared = [(family, task) for family, task in rows if sum(task == other for _, other in rows) > 1]
+    assert {task for _, task in shared} == {"EvoEval/1"}, shared  # combine's and creative's
+    assert len({row.key for row in report.problems}) == len(report.problems)
+    details = {detail.key: detail for detail in report.details}
+    for family, task in shared:
+        row = rows[(family, task)]
+        assert row.key == f"{task} ({family})"
+        detail = details[row.key]
+        assert detail.family == family
+        assert detail.variant_prompt == sets[family.split("/")[1]][task].prompt, family
+        assert set(detail.attempts) == set(MODELS)

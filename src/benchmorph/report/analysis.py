@@ -107,6 +107,9 @@ class ProblemRow:
     parent_id: str | None
     family: str
     outcomes: dict[str, ModelOutcome] = field(default_factory=dict)
+    # What links the row to its drill-down: the id, or "id (family)" where sets reuse ids
+    # (EvoEval's published sets all number their tasks EvoEval/0, EvoEval/1...).
+    key: str = ""
 
     def passing(self, side: str) -> list[str]:
         return [model for model, outcome in self.outcomes.items() if outcome.passes(side)]
@@ -270,12 +273,12 @@ def problem_rows(
     pairs: Sequence[Pairing], outcomes: dict[tuple[str, str], list[PairOutcome]], originals: Sequence[RunDir]
 ) -> list[ProblemRow]:
     """Per variant: each model's pass rate on it and on its parent; with no variants, per original problem."""
-    rows: dict[str, ProblemRow] = {}
+    rows: dict[tuple[str, str], ProblemRow] = {}
     for pairing in pairs:
         for family in sorted(set(pairing.families.values())):
             for outcome in outcomes.get((str(pairing.variant.path), family), []):
                 row = rows.setdefault(
-                    outcome.variant_id, ProblemRow(outcome.variant_id, outcome.parent_id, family)
+                    (family, outcome.variant_id), ProblemRow(outcome.variant_id, outcome.parent_id, family)
                 )
                 row.outcomes[pairing.model] = ModelOutcome(
                     outcome.pass_original, outcome.pass_variant, outcome.answered_original
@@ -284,12 +287,14 @@ def problem_rows(
         labels = run_labels(originals)
         for run in originals:
             for task, fraction in pass_fractions(run.verdicts).items():
-                row = rows.setdefault(task, ProblemRow(task, None, run.benchmark))
+                row = rows.setdefault((run.benchmark, task), ProblemRow(task, None, run.benchmark))
                 row.outcomes[labels[str(run.path)]] = ModelOutcome(fraction, None)
     models = sorted({model for row in rows.values() for model in row.outcomes})
+    shared = Counter(row.id for row in rows.values())
     for row in rows.values():
         row.outcomes = {model: row.outcomes[model] for model in models if model in row.outcomes}
-    return sorted(rows.values(), key=lambda row: _natural_key(row.id))
+        row.key = row.id if shared[row.id] == 1 else f"{row.id} ({row.family})"
+    return sorted(rows.values(), key=lambda row: (_natural_key(row.id), row.family))
 
 
 def _natural_key(text: str) -> list[object]:

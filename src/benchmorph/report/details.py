@@ -39,6 +39,7 @@ class ProblemDetail:
     original_marked: list[tuple[str, bool]] = field(default_factory=list)  # (text, changed)
     variant_marked: list[tuple[str, bool]] = field(default_factory=list)
     attempts: dict[str, dict[str, Attempt | None]] = field(default_factory=dict)  # model -> side -> attempt
+    key: str = ""  # the per-problem row's key (ProblemRow.key), which the page looks details up by
 
 
 def mark_changes(before: str, after: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
@@ -128,11 +129,11 @@ def problem_details(
     details = []
     for row in rows:
         if row.parent_id is None:  # no variants: original problems only
-            runs = [run for run in originals if row.id in view(run).verdicts]
+            runs = [run for run in originals if run.benchmark == row.family and row.id in view(run).verdicts]
             prompt = next(
                 (view(run).problems[row.id].prompt for run in runs if row.id in view(run).problems), None
             )
-            detail = ProblemDetail(row.id, None, row.family, prompt, None)
+            detail = ProblemDetail(row.id, None, row.family, prompt, None, key=row.key)
             detail.original_marked = [(prompt or "", False)]
             for run in runs:
                 detail.attempts[labels[str(run.path)]] = {
@@ -141,7 +142,10 @@ def problem_details(
                 }
             details.append(detail)
             continue
-        matching = by_variant.get(row.id, [])
+        # Only the variant runs this row's family came from: sets that reuse ids are not mixed.
+        matching = [
+            pairing for pairing in by_variant.get(row.id, []) if pairing.families[row.id] == row.family
+        ]
         original_prompt = variant_prompt = None
         attempts: dict[str, dict[str, Attempt | None]] = {}
         for pairing in matching:
@@ -154,7 +158,9 @@ def problem_details(
                 "original": original_view.attempt(row.parent_id),
                 "variant": variant_view.attempt(row.id),
             }
-        detail = ProblemDetail(row.id, row.parent_id, row.family, original_prompt, variant_prompt)
+        detail = ProblemDetail(
+            row.id, row.parent_id, row.family, original_prompt, variant_prompt, key=row.key
+        )
         detail.original_marked, detail.variant_marked = mark_changes(
             original_prompt or "", variant_prompt or ""
         )

@@ -198,7 +198,7 @@ def problem_table(report: Report) -> Table:
             counts += [len(row.passing("variant")), len(row.passing_both())]
         outcomes: list[ModelOutcome | None] = [row.outcomes.get(model) for model in models]
         table.rows.append([row.id, row.family, *counts, *outcomes])
-        table.row_ids.append(row.id)
+        table.row_ids.append(row.key)
     return table
 
 

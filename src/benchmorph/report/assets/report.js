@@ -3,7 +3,7 @@
   "use strict";
   var details = JSON.parse(document.getElementById("report-details").textContent);
   var byId = {};
-  details.forEach(function (d) { byId[d.id] = d; });
+  details.forEach(function (d) { byId[d.key || d.id] = d; });
 
   function sortTable(table, column, th) {
     var body = table.tBodies[0];
