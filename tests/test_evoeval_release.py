@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from benchmorph.data.errors import InputError
 from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.evaluation.evolve_metrics import evolve_for_runs
 from benchmorph.evaluation.rundir import RunDir, load_run
@@ -147,3 +148,27 @@ def test_report_shows_each_release_set_as_its_evolve_family(runs) -> None:
         assert detail.family == family
         assert detail.variant_prompt == sets[family.split("/")[1]][task].prompt, family
         assert set(detail.attempts) == set(MODELS)
+
+
+def test_original_baseline_answers_published_tasks_from_their_parents_by_id(tmp_path: Path) -> None:
+    """EvoEval's rows carry no parent reference: ``original?originals=humaneval`` finds each parent by id,
+    calls it under the variant's function name, and says which task it cannot answer."""
+    humaneval = load_benchmark("humaneval").by_id()
+    model = "original?originals=humaneval"
+    with Engine(workers=2, cache_root=tmp_path / "engine") as engine:
+        verbose = load_benchmark("evoeval_verbose", RELEASE / "EvoEval_verbose.jsonl")
+        run = load_run(run_benchmark(verbose, model, tmp_path / "verbose", engine).out_dir)
+        # A rewording keeps the meaning: the parent's own reference passes every verbose task.
+        assert {s.task_id: s.code for s in run.samples} == {t: humaneval[t].reference for t in run.parent_ids}
+        assert all(v.status == "pass" for v in run.verdicts)
+        difficult = load_benchmark("evoeval_difficult", RELEASE / "EvoEval_difficult.jsonl")
+        run = load_run(run_benchmark(difficult, model, tmp_path / "difficult", engine).out_dir)
+    [sample] = [s for s in run.samples if s.task_id == "EvoEval/24"]
+    # HumanEval/24's largest_divisor, under the name the harder task asks for: it answers the old task.
+    assert sample.code.startswith(humaneval["HumanEval/24"].reference.rstrip())
+    assert sample.code.rstrip().endswith("largest_divisor_below = largest_divisor")
+    assert {v.task_id: v.status for v in run.verdicts}["EvoEval/24"] in ("fail", "error")
+    combine = load_benchmark("evoeval_combine", RELEASE / "EvoEval_combine.jsonl")
+    with Engine(workers=1, cache_root=tmp_path / "engine") as engine:
+        with pytest.raises(InputError, match=r"EvoEval/2: its parent \(unknown: the set does not say\)"):
+            run_benchmark(combine, model, tmp_path / "combine", engine)

@@ -3,7 +3,9 @@
 ``reference`` answers with the problem's own reference solution (it should
 score 1.0 everywhere).  ``original`` answers a variant with its parent's
 reference: a model that ignores whatever the variant changed, so its score
-on variants shows how much a benchmark punishes answering the original.
+on variants shows how much a benchmark punishes answering the original
+(``original?originals=BENCH`` finds the parent by id in that benchmark, for
+variants that do not carry its reference, as EvoEval's published sets).
 ``memorizer`` is perfect contamination: it answers the original reference
 when the prompt is byte for byte one it has seen, and otherwise a function
 raising ``NotImplementedError``.  It scores 1.0 on the originals and 0.0 on
@@ -25,14 +27,31 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, Variant
 
 
-def parent_reference(problem: Problem) -> str:
-    """The reference of the problem a variant was made from (a variant records it in its provenance)."""
+def parent_reference(problem: Problem, originals: Mapping[str, Problem] | None = None) -> str:
+    """The reference of the problem a variant was made from.
+
+    Our transforms record it in the variant's provenance.  Variants made
+    elsewhere (EvoEval's published sets) only name their parent, so with
+    ``original?originals=BENCH`` it is looked up by that id; a parent that
+    asked under another function name is still called under the variant's.
+    """
     if not isinstance(problem, Variant):
         return problem.reference
     reference = problem.provenance.get("parent_reference")
+    if not isinstance(reference, str) and originals is not None:
+        parent = originals.get(problem.parent_id)
+        if parent is None:
+            raise InputError(
+                f"variant {problem.id}: its parent {problem.parent_id or '(unknown: the set does not say)'} "
+                "is not among the originals, so the 'original' baseline cannot answer it"
+            )
+        if parent.kind != "function" or parent.entry_point in ("", problem.entry_point):
+            return parent.reference
+        return f"{parent.reference.rstrip()}\n\n\n{problem.entry_point} = {parent.entry_point}\n"
     if not isinstance(reference, str):
         raise InputError(
-            f"variant {problem.id} has no provenance.parent_reference, so the 'original' baseline cannot answer it"
+            f"variant {problem.id} has no provenance.parent_reference, so the 'original' baseline cannot "
+            "answer it: name the originals, e.g. original?originals=humaneval"
         )
     renamed_from = problem.provenance.get("renamed_from")
     if isinstance(renamed_from, str) and renamed_from != problem.entry_point:
@@ -75,12 +94,18 @@ def not_memorized(problem: Problem) -> str:
     return raising + "\n"
 
 
-def baseline_code(name: str, problem: Problem, memory: Mapping[str, str] | None = None) -> str:
-    """The baseline's answer; ``memory`` (from :func:`memorized`) is the memorizer's."""
+def baseline_code(
+    name: str,
+    problem: Problem,
+    memory: Mapping[str, str] | None = None,
+    originals: Mapping[str, Problem] | None = None,
+) -> str:
+    """The baseline's answer; ``memory`` (from :func:`memorized`) is the memorizer's, ``originals``
+    (id -> problem) the original baseline's parents for variants that do not carry their reference."""
     if name == "reference":
         return problem.reference
     if name == "original":
-        return parent_reference(problem)
+        return parent_reference(problem, originals)
     if name == "memorizer":
         known = (memory or {}).get(problem.prompt)
         return known if known is not None else not_memorized(problem)

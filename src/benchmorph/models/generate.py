@@ -59,8 +59,18 @@ def _sample(spec: ModelSpec, params: GenerationParams, problem: Problem, slot: A
 def _baseline_samples(spec: ModelSpec, problems: Sequence[Problem], params: GenerationParams) -> list[Sample]:
     # A baseline is deterministic: one sample per problem whatever n says.
     memory = memorized(problems, spec.options.get("originals")) if spec.model == "memorizer" else None
+    originals = None
+    if spec.model == "original" and spec.options.get("originals"):
+        from benchmorph.data.registry import load_benchmark
+
+        originals = load_benchmark(spec.options["originals"]).by_id()
     return [
-        Sample(task_id=problem.id, index=0, code=baseline_code(spec.model, problem, memory), model=spec.text)
+        Sample(
+            task_id=problem.id,
+            index=0,
+            code=baseline_code(spec.model, problem, memory, originals),
+            model=spec.text,
+        )
         for problem in problems
     ]
 

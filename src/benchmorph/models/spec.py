@@ -5,7 +5,8 @@ Grammar (an optional ``?key=value&...`` suffix sets options such as ``mode``)::
     openai:MODEL@URL[,URL...]   any OpenAI-compatible server; several URLs share the load
     local                       the embedded Gemma 3 270M base GGUF, run in-process
     llamacpp:PATH.gguf          any other GGUF, run in-process
-    reference | original        baselines that need no LLM
+    reference | original        baselines that need no LLM (original[?originals=BENCH]: the parent's
+                                reference, found by id in BENCH when a variant does not carry it)
     memorizer[?originals=BENCH] the contamination baseline: the original's reference for a prompt it
                                 has seen byte for byte, NotImplementedError otherwise
     st:NAME                     a sentence-transformers embedder (embeddings only)
@@ -89,8 +90,10 @@ def parse_spec(text: str) -> ModelSpec:
     text = text.strip()
     body, options = _split_options(text)
     mode = options.get("mode")
-    if "originals" in options and body != "memorizer":
-        raise InputError(f"model spec '{text}': the option 'originals' belongs to the memorizer baseline")
+    if "originals" in options and body not in ("memorizer", "original"):
+        raise InputError(
+            f"model spec '{text}': the option 'originals' belongs to the memorizer and original baselines"
+        )
     if "threads" in options:
         threads = options["threads"]
         if not threads.isdigit() or int(threads) < 1:
