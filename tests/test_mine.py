@@ -18,6 +18,7 @@ from benchmorph.morph.rules import RULES
 from benchmorph.validation.distances import description_distance
 from benchmorph.validation.example_check import claim_agrees
 from benchmorph.validation.examples import claimed_values, rewrite_examples, scan_examples
+from benchmorph.validation.links import strip_links
 from cli_runner import run_cli
 
 # (problem, rule) of the variants the review found wrong (issue 11, section 3).
@@ -59,7 +60,11 @@ def check_variants(variants: list[Variant], parents: dict[str, Problem], engine:
         if "renamed_from" in variant.provenance:
             ending = r"(?=\s*\()" if re.fullmatch(r"[a-z]+", parent.entry_point) else r"(?!\w)"
             worded = re.sub(rf"(?<![\w.]){variant.entry_point}{ending}", parent.entry_point, worded)
-        assert 0 < description_distance(parent.prompt, worded, parent.entry_point) <= 0.13
+        # A link to the original task's page is cut from the variant (test_mine_copies): not wording either.
+        original = (
+            strip_links(parent.prompt).prompt if variant.provenance.get("links_removed") else parent.prompt
+        )
+        assert 0 < description_distance(original, worded, parent.entry_point) <= 0.13
         assert variant.provenance["review_status"] == "unreviewed" and variant.label == "ctf"
         assert variant.provenance["parent_reference"] == parent.reference
     # 4. Its description's examples agree with its reference.
@@ -103,7 +108,9 @@ def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> Non
 def test_mined_mbpp_plus_variants_hold_up(engine: Engine) -> None:
     bench = load_benchmark("mbpp+", MBPP)
     report = mine(bench.problems, engine)
-    assert report.problems_with_variant >= 45  # 47 now (issue 11: at least 45)
+    # 48 before the fifth review; 31 since variants that copy another MBPP+ problem (17, as Mbpp/447's
+    # cube_nums is Mbpp/8) are dropped (test_mine_copies): precision over the issue's yield of 45.
+    assert report.problems_with_variant >= 29
     check_variants(report.variants, bench.by_id(), engine)
 
 
@@ -241,13 +248,14 @@ def humaneval_problems() -> dict[str, Problem]:
 
 @pytest.mark.slow
 def test_new_families_yield_publishable_mbpp_variants(engine: Engine, mbpp: dict[str, Problem]) -> None:
-    ids = ["Mbpp/8", "Mbpp/422", "Mbpp/447", "Mbpp/764", "Mbpp/805", "Mbpp/234", "Mbpp/398"]
+    # Mbpp/8 and Mbpp/447 are each other's variant: mined together both are dropped as copies
+    # (test_mine_copies), so only Mbpp/8 is given here.
+    ids = ["Mbpp/8", "Mbpp/422", "Mbpp/764", "Mbpp/805", "Mbpp/234", "Mbpp/398"]
     report = mine([mbpp[i] for i in ids], engine)
     rules = {v.parent_id: v.provenance["rule"] for v in report.variants}
     assert rules == {
         "Mbpp/8": "power:squares>cubes",
         "Mbpp/422": "power:cubes>squares",
-        "Mbpp/447": "power:cubes>squares",
         "Mbpp/764": "charclass:digits>letters",
         "Mbpp/805": "extreme:highest>lowest",
     }

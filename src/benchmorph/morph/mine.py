@@ -4,7 +4,9 @@ Deterministic and offline, so it gives every user counterfactual variants
 with no model at all, and a cheap first pass before the LLM pipeline.  A
 candidate survives only if its reference runs on every inherited input,
 changes the output on at least one, its worked examples can be recomputed,
-and its wording moved at most ``epsilon`` (D_Q).
+its wording moved at most ``epsilon`` (D_Q), and it is no copy of another
+problem it was mined with (``morph.copies``).  A link to the original
+task's page is cut from its description, or the candidate dropped.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from pydantic import Field
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.compare import values_match
 from benchmorph.execution.engine import Engine
+from benchmorph.morph.copies import find_copies
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
 from benchmorph.morph.rules import RULES, EditRule, match_case
 from benchmorph.morph.transform import (
+    ACCEPTED,
     REJECTED,
     Advance,
     MorphContext,
@@ -37,6 +41,7 @@ from benchmorph.validation.distances import description_distance, prose
 from benchmorph.validation.example_check import scan_problem
 from benchmorph.validation.examples import scan_examples
 from benchmorph.validation.input_mutation import input_key
+from benchmorph.validation.links import URL, strip_links
 from benchmorph.validation.quality import AGGREGATE_IDENTITY, Edit, says_which_wins
 from benchmorph.validation.ties import tests_with_ties, tie_probe, tied_inputs
 
@@ -311,7 +316,8 @@ def mine(
     _measure_hidden_items(drafts, engine)
     _drop_hidden_filter_tests(drafts, engine)
     finalized = finalize_variants(drafts, engine, progress)
-    chosen = finalized.variants
+    reviewed = _drop_copies(_without_links(finalized.candidates), problems, engine)
+    chosen = [candidate for candidate in reviewed if candidate.provenance["status"] == ACCEPTED]
     if not keep_all:
         best: dict[str, Variant] = {}
         for variant in chosen:
@@ -322,8 +328,8 @@ def mine(
         kept = {variant.id for variant in best.values()}
         chosen = [variant for variant in chosen if variant.id in kept]
     kept_ids = {variant.id for variant in chosen}
-    for candidate in finalized.candidates:
-        if candidate.provenance["status"] == "accepted" and candidate.id not in kept_ids:
+    for candidate in reviewed:
+        if candidate.provenance["status"] == ACCEPTED and candidate.id not in kept_ids:
             candidate = decided(
                 candidate, REJECTED, "one-per-problem", "another variant of this problem changes more outputs"
             )
@@ -332,6 +338,46 @@ def mine(
     chosen.sort(key=lambda variant: (order.get(variant.parent_id, 0), variant.id))
     records.sort(key=lambda variant: (order.get(variant.parent_id, 0), variant.id))
     return MorphReport("mine", chosen, records, parents=len(parents))
+
+
+def _without_links(candidates: Sequence[Variant]) -> list[Variant]:
+    """Each live candidate without the links its description inherited (the original task's page).
+
+    A link standing as its own sentence is cut (``links_removed`` in
+    provenance); one inside a sentence cannot be, and drops the candidate.
+    """
+    out = []
+    for candidate in candidates:
+        if candidate.provenance["status"] == REJECTED or not URL.search(candidate.prompt):
+            out.append(candidate)
+            continue
+        unlinked = strip_links(candidate.prompt)
+        if unlinked.stuck:
+            reason = f"the description links {unlinked.stuck[0]} (the original task's page) inside a sentence"
+            out.append(decided(candidate, REJECTED, "link-to-original", reason))
+            continue
+        reference = candidate.reference
+        if reference.startswith(candidate.prompt):
+            reference = unlinked.prompt + reference[len(candidate.prompt) :]
+        provenance = {**candidate.provenance, "links_removed": unlinked.removed}
+        out.append(
+            candidate.model_copy(
+                update={"prompt": unlinked.prompt, "reference": reference, "provenance": provenance}
+            )
+        )
+    return out
+
+
+def _drop_copies(candidates: Sequence[Variant], problems: Sequence[Problem], engine: Engine) -> list[Variant]:
+    """Live candidates that copy another problem of the benchmark are rejected, naming it (``morph.copies``)."""
+    live = [candidate for candidate in candidates if candidate.provenance["status"] != REJECTED]
+    copies = find_copies(live, problems, engine) if live else {}
+    return [
+        decided(candidate, REJECTED, "copy-of-benchmark", copies[candidate.id])
+        if candidate.id in copies
+        else candidate
+        for candidate in candidates
+    ]
 
 
 def _measure_ties(drafts: Sequence[Draft], engine: Engine) -> None:
