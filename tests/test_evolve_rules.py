@@ -121,7 +121,14 @@ def test_evolve_variants_hold_up_in_the_sandbox(report, prepared: dict[str, Prob
         f_id, g_id = variant.provenance["parents"]
         assert variant.parent_id == f_id and variant.transform == "evolve" and g_id in prepared
         assert variant.entry_point == f"{prepared[f_id].entry_point}_then_{prepared[g_id].entry_point}"
-        assert len(variant.tests) >= len(rules.fits(prepared[f_id], prepared[g_id]).inside)
+        # Only f's own inputs: generated ones broke the preconditions f states in words.
+        assert {repr(t.input) for t in variant.tests} <= {repr(t.input) for t in prepared[f_id].tests}
+        # Each step is named after its function, so the descriptions' mentions of those names resolve.
+        f_name, g_name = prepared[f_id].entry_point, prepared[g_id].entry_point
+        assert f"Step 1 (`{f_name}`)" in variant.prompt and f"Step 2 (`{g_name}`)" in variant.prompt
+        assert "this function" not in variant.prompt.split("Step 1", 1)[1].lower().replace(
+            "on the arguments of this function", ""
+        )  # a parent's "This function outputs..." is its step now, not the combined function
     nested = [v for v in by_type["tool_use"] if "from_combine" not in v.provenance]
     assert {v.parent_id for v in nested} == {"HumanEval/39", "HumanEval/75"}
     for variant in nested:
@@ -225,3 +232,25 @@ def test_reference_scores_one_and_composes_everything(report, tmp_path: Path) ->
     assert rendered.returncode == 0, rendered.stderr
     page = html.read_text()
     assert "evolve/combine" in page and "evolve/tool_use" in page and "composition ratio" in page
+
+
+def test_reviewed_combine_defects_are_refused(humaneval: dict[str, Problem]) -> None:
+    """Descriptions a reviewer found cut or bent in published combine variants are not used."""
+    # Constraints and the output type after the examples (HumanEval/84: "0 <= N <= 10000", "Output: a
+    # string of binary number") would be lost by cutting at the examples.
+    assert rules.description(humaneval["HumanEval/84"]) is None
+    assert rules.description(humaneval["HumanEval/122"]) is None  # "Constraints: 1 <= k <= len(arr)"
+    # "...defined as follows:" with the definition in the examples' place; "for examble:" dangling.
+    for task in ("HumanEval/46", "HumanEval/63", "HumanEval/67"):
+        assert rules.description(humaneval[task]) is None, task
+    # Still read: examples that hold words of their own, and a note before them.
+    assert rules.description(humaneval["HumanEval/16"]).startswith("Given a string, find out how many")
+    assert rules.description(humaneval["HumanEval/145"]).endswith("based on their index in original list.")
+    # A partner whose description states a precondition in words never takes f's outputs:
+    # "Restrictions: 1 <= num <= 1000" (HumanEval/156), "non-negative integers" (HumanEval/88),
+    # "will not contain duplicate values" (HumanEval/135), "contains different words" (HumanEval/158).
+    for g in ("HumanEval/156", "HumanEval/88", "HumanEval/135", "HumanEval/158"):
+        assert rules.shape(humaneval[g]).assumes, g
+    assert not rules.shape(
+        humaneval["HumanEval/16"]
+    ).assumes  # "how many distinct characters": no precondition

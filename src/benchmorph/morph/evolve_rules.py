@@ -89,10 +89,26 @@ def _paragraphs(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(units)).strip()
 
 
+# After the worked examples, a line that still says something of the task: a constraints section
+# ("Constraints: 0 ≤ N ≤ 10000", HumanEval/84), a relation, or a note.
+_LATE_SECTION = re.compile(r"^\W*(constraints?|restrictions?|variables?|notes?|assume)\b|[≤≥]|<=|>=", re.I)
+
+
+def _says_more(line: str, entry_point: str) -> bool:
+    """Whether a line after the examples is part of the description (not an example, call or value)."""
+    stripped = line.strip()
+    if not stripped or stripped[0] in "'\"[({" or entry_point in line:
+        return False
+    if _LATE_SECTION.search(stripped):
+        return True
+    return len(_WORD.findall(line)) >= 3 and not _EXAMPLE_LINE.search(line)
+
+
 def description(problem: Problem) -> str | None:
     """The problem's description as a reader sees it, without worked examples; None if it has none, or if
-    its docstring goes on in prose after the examples (HumanEval/139 says what the function returns only
-    there: a description cut at the examples would lose it)."""
+    the docstring goes on after the examples (HumanEval/139 says what the function returns only there,
+    HumanEval/84 its output type and range: a description cut at the examples would lose it), or if the
+    kept text ends in a lead-in ("defined as follows:") whose content was in the examples' place."""
     parts = split_prompt(problem)
     if isinstance(parts, str):
         return None
@@ -100,13 +116,10 @@ def description(problem: Problem) -> str | None:
     full = (
         parts.text + "\n" + (inspect.cleandoc(parts.examples) if parts.examples.strip() else "")
     ).splitlines()
-    for line in full[len(kept.splitlines()) :]:
-        if (
-            len(_WORD.findall(line)) >= 5
-            and not _EXAMPLE_LINE.search(line)
-            and problem.entry_point not in line
-        ):
-            return None
+    if any(_says_more(line, problem.entry_point) for line in full[len(kept.splitlines()) :]):
+        return None
+    if kept.rstrip().endswith(":"):
+        return None
     text = _paragraphs(kept).lstrip("\"' \n")
     if text and text[-1].isalnum() and len(_WORD.findall(text.splitlines()[-1])) >= 3:
         text += "."  # a sentence the source left open; not a table's last cell
@@ -247,7 +260,16 @@ class Shape:
     assumes: bool = False  # the description states a precondition in words (assume, guaranteed, valid)
 
 
-_ASSUMES = re.compile(r"\bassum|\bguarantee|\bvalid\b|\bpromise", re.I)
+# A precondition stated in words, which no observed range captures: "Assume n > 1 and is not a prime",
+# "Restrictions: 1 <= num <= 1000", "non-negative integers", "contains different words", "space
+# separated lowercase letters" (a reviewed set had g's outputs break each of these).
+_ASSUMES = re.compile(
+    r"\bassum|\bguarantee|\bvalid\b|\bpromise|\brestriction|\bconstraint|[≤≥]|<=|>="
+    r"|\bnon-?negative|\bpositive|\bseparated\b|\bsame length|\bequal length|\bbalanced\b"
+    r"|\b(?:are|is|be|contains?)\s+(?:all\s+)?(?:different|distinct|unique|sorted)\b"
+    r"|\bwill (?:not |always |only )?(?:contain|be|have)\b|\bonly (?:contains?|consists?|has|have)\b",
+    re.I,
+)
 
 
 def shape(problem: Problem) -> Shape:
@@ -288,9 +310,9 @@ def combined_name(f: Problem, g: Problem) -> str:
 COMBINE_TEMPLATE = """\
 This function works in two steps.
 
-Step 1, on the arguments of this function: {f_text}
+Step 1 (`{f_name}`), on the arguments of this function: {f_text}
 
-Step 2: take the value that step 1 returns as `{g_param}`, and do this: {g_text}
+Step 2 (`{g_name}`): take the value that step 1 returns as `{g_param}`, and do this: {g_text}
 
 Return what step 2 returns."""
 
@@ -351,7 +373,7 @@ This function works in two steps.
 
 Step 1: call the helper function `{f_name}` defined above with the arguments of this function.
 
-Step 2: take the value that step 1 returns as `{g_param}`, and do this: {g_text}
+Step 2 (`{g_name}`): take the value that step 1 returns as `{g_param}`, and do this: {g_text}
 
 Return what step 2 returns."""
 
@@ -371,6 +393,18 @@ def _without_imports(code: str) -> str:
     return "".join(line for number, line in enumerate(lines, 1) if number not in drop).strip("\n") + "\n"
 
 
+_THIS_FUNCTION = re.compile(r"\b([Tt])his function\b")
+
+
+def _as_step(text: str) -> str:
+    """A parent's description as one step of the combined function: its "this function" is the step.
+
+    ("This function outputs the number of such collisions", read inside the
+    combined function's docstring, would speak of the combined function.)
+    """
+    return _THIS_FUNCTION.sub(lambda match: f"{match.group(1)}his step", text)
+
+
 def combine(
     f: Problem, g: Problem, g_param: str, examples: Sequence[tuple[Any, Any]] = (), *, tool: bool = False
 ) -> Combined | str:
@@ -382,6 +416,7 @@ def combine(
     f_text, g_text = description(f), description(g)
     if f_text is None or g_text is None:
         return "a description cannot be read out of the prompt"
+    f_text, g_text = _as_step(f_text), _as_step(g_text)
     name = combined_name(f, g)
     header = signature_line(f, g, name)
     if header is None:
@@ -393,17 +428,20 @@ def combine(
     renames = {old: f"{old}_2" for old in _top_names(g_tree) if old in taken}
     g_code = _rename(g.reference, renames)
     g_entry = renames.get(g.entry_point, g.entry_point)
+    # Each step is named after the function it was ("remove_vowels is a function that..."), so the
+    # description's mentions of that name point at its step.
+    names = {"f_name": f.entry_point, "g_name": g.entry_point, "g_param": g_param}
     if tool:
-        text = TOOL_COMBINE_TEMPLATE.format(f_name=f.entry_point, g_text=g_text, g_param=g_param)
+        text = TOOL_COMBINE_TEMPLATE.format(g_text=g_text, **names)
     else:
-        text = COMBINE_TEMPLATE.format(f_text=f_text, g_text=g_text, g_param=g_param)
+        text = COMBINE_TEMPLATE.format(f_text=f_text, g_text=g_text, **names)
     shown = [(f"{name}({_args(args)})", render_value(out)) for args, out in examples]
     imports = imports_of(f.prompt, g.prompt)
     head = "\n".join(imports) + "\n\n\n" if imports else ""
     if tool:
         head += _without_imports(f.reference).rstrip() + "\n\n\n"
     prompt = head + header + "\n" + docstring_block(text, shown)
-    params = _param_names(f)
+    params = param_names(f)
     call = f"{g_entry}({f.entry_point}({', '.join(params)}))"
     if tool:
         reference = f"{prompt}    return {call}\n\n\n{g_code.rstrip()}\n"
@@ -414,7 +452,7 @@ def combine(
     return Combined(prompt, reference, name, g_param)
 
 
-def _param_names(problem: Problem) -> list[str]:
+def param_names(problem: Problem) -> list[str]:
     tree = parse_code(problem.prompt)
     node = _entry(tree, problem.entry_point) if tree else None
     if node is None:
