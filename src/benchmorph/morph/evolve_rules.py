@@ -393,11 +393,14 @@ def _without_imports(code: str) -> str:
     return "".join(line for number, line in enumerate(lines, 1) if number not in drop).strip("\n") + "\n"
 
 
-_THIS_FUNCTION = re.compile(r"\b([Tt])his function\b")
+_THIS_FUNCTION = re.compile(
+    r"\b([Tt])(?:his function\b|he function(?= (?:should|will|must|returns?|outputs?)\b))"
+)
 
 
 def _as_step(text: str) -> str:
-    """A parent's description as one step of the combined function: its "this function" is the step.
+    """A parent's description as one step of the combined function: its "this function" is the step
+    (and so is "the function" where it says what the function returns).
 
     ("This function outputs the number of such collisions", read inside the
     combined function's docstring, would speak of the combined function.)
