@@ -17,7 +17,7 @@ from typing import Any, Literal
 from benchmorph.data.models import Problem, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED, Advance
-from benchmorph.validation.example_check import Recomputed, recompute_examples
+from benchmorph.validation.example_check import Recomputed, kept_examples_disagree, recompute_examples
 from benchmorph.validation.lost_power import PowerProbe, restore_test_power
 from benchmorph.validation.quality import CheckInput, Edit, changed_fraction, run_checks
 
@@ -45,7 +45,8 @@ class Draft:
     outputs: Literal["change", "keep", "any"] = "change"
     checks: Sequence[str] | None = None  # quality checks to run (None: all registered)
     # "keep": the worked examples are the parent's, left as written (a rewording; the transform checks
-    # that they did not change), so none is re-run or rewritten, and the "examples" check should be off.
+    # that they did not change), so none is rewritten, and the "examples" check should be off; each is
+    # still run, and a draft whose example disagrees with its reference is rejected (check "examples").
     examples: Literal["recompute", "keep"] = "recompute"
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -104,6 +105,9 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
     parents = {variant.id: draft.parent for _, draft, variant in alive}
     recompute = [variant for _, draft, variant in alive if draft.examples == "recompute"]
     recomputed = recompute_examples(recompute, engine, parents)
+    # Kept examples are not rewritten, so each must already agree with the reference.
+    kept = [variant for _, draft, variant in alive if draft.examples == "keep"]
+    wrong = kept_examples_disagree(kept, engine)
     for index, draft, variant in alive:
         examples = recomputed.get(variant.id) or Recomputed(variant)
         new = examples.result
@@ -124,6 +128,9 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
             outcome[index] = decided(
                 new, REJECTED, "keeps-outputs", f"{change:.0%} of the outputs differ from the parent's"
             )
+            continue
+        if variant.id in wrong:
+            outcome[index] = decided(new, REJECTED, "examples", wrong[variant.id])
             continue
         item.variant = new = new.model_copy(
             update={"provenance": {**new.provenance, "behavior_change": round(change, 4)}}

@@ -262,16 +262,55 @@ PHRASINGS: tuple[Phrasing, ...] = (
 _BACK_REFERENCE = re.compile(r"\b(?:they|them|their|it|its|this|these|those|such)\b", re.IGNORECASE)
 
 
-def rephrase(sentence: str, choice: int) -> tuple[str, str] | None:
-    """(new sentence, phrasing name) for the first phrasing that matches, alternative ``choice``."""
+# A condition that holds a relative clause ("Given a list of strings, where each string consists of only
+# digits, return ..." HumanEval/113) cannot be moved or wrapped: "Taking a list of strings, where each
+# ... digits as input" reads as if "as input" belonged to the clause.
+_RELATIVE_CLAUSE = re.compile(r",\s*(?:where|which|that|who|whom|whose|in\s+which)\b", re.IGNORECASE)
+# An ellipsis ("ord('b') = 1, ... ord('z') = 25", HumanEval/125) is not a full stop, and a sentence
+# holding one is a list in prose that a clause must not be moved into.
+_ELLIPSIS = re.compile(r"\.\.|…")
+
+
+def _moves_condition(template: str) -> bool:
+    return template.index("{cond}") > template.index("{rest}")
+
+
+def _may_move_condition(groups: dict[str, str], names: Sequence[str]) -> bool:
+    """Whether the condition may go after the rest ("Return Y, given X").
+
+    Not where the rest points back at it (a pronoun), holds more than one
+    clause ("..., else return False, given a dictionary" reads as if the
+    condition belonged to the last one: HumanEval/95), or uses a name the
+    condition introduces ("the first k elements of arr, given an array arr":
+    HumanEval/120, 122).
+    """
+    rest, cond = groups.get("rest", ""), groups.get("cond", "")
+    if _BACK_REFERENCE.search(rest) or re.search(r"[,;:]", rest):
+        return False
+    return not any(_word(name).search(cond) and _word(name).search(rest) for name in names)
+
+
+def rephrase(sentence: str, choice: int, names: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(new sentence, phrasing name) for the first phrasing that matches, alternative ``choice``.
+
+    ``names`` are the parameters' names as the prose now writes them.  A
+    phrasing that reorders a condition is passed over where the reorder would
+    garble the sentence (an ellipsis, a relative clause, see
+    :func:`_may_move_condition`); the next phrasing that matches is tried.
+    """
     for phrasing in PHRASINGS:
         match = phrasing.pattern.match(sentence)
         if match is None:
             continue
         groups = {name: value or "" for name, value in match.groupdict().items()}
         alternatives = list(phrasing.alternatives)
-        if "cond" in groups and _BACK_REFERENCE.search(groups.get("rest", "")):
-            alternatives = [a for a in alternatives if a.index("{cond}") < a.index("{rest}")] or alternatives
+        if "cond" in groups:
+            if _ELLIPSIS.search(sentence) or _RELATIVE_CLAUSE.search(groups["cond"]):
+                continue
+            if "rest" in groups and not _may_move_condition(groups, names):
+                alternatives = [a for a in alternatives if not _moves_condition(a)]
+            if not alternatives:
+                continue
         template = alternatives[choice % len(alternatives)]
         return template.format(**groups), phrasing.name
     return None
@@ -544,6 +583,42 @@ def _word(name: str) -> re.Pattern[str]:
 
 
 _STRING_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+# A web address in the prose (Mbpp/739's "https://www.geeksforgeeks.org/...-n-digits/", Mbpp/765's bare
+# "geeksforgeeks.org/n-th-polite-number/"): a rename must never reach into it.
+_URL = re.compile(
+    r"(?:https?://|www\.)[^\s'\"<>)\]]+"
+    r"|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov)\b(?:/[^\s'\"<>)\]]*)?",
+    re.IGNORECASE,
+)
+
+
+def without_urls(text: str) -> str:
+    """``text`` with every web address blanked (same length), for searches that must not look inside one."""
+    return _URL.sub(lambda match: " " * len(match.group(0)), text)
+
+
+def glued_use(name: str, text: str) -> str | None:
+    """A use of ``name`` in the prose that a whole-word rename cannot follow, or None.
+
+    The prose writes a parameter as a symbol glued to other tokens: "length 2n"
+    (Mbpp/300), "the nth number", "x_1", "n2".  A rename by word boundary
+    would change ``n`` and leave ``2n``: a description about two different
+    things.  A web address is never rewritten, so a name it holds as a word
+    ("...-with-n-digits/", Mbpp/739) is such a use too: the prose's ``n``
+    renamed would no longer be the address's.  Such a parameter keeps its name.
+    """
+    escaped = re.escape(name)
+    glued = re.compile(
+        rf"(?<![A-Za-z_])\d+{escaped}(?![A-Za-z])"  # 2n, 10x
+        rf"|(?<![\w.])(?<!\w['’]){escaped}(?:\d|_\w|(?:th|st|nd|rd)\b)"  # n2, x_1, nth, kth
+    )
+    found = glued.search(without_urls(text))
+    if found is not None:
+        return found.group(0)
+    for url in _URL.finditer(text):
+        if re.search(rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])", url.group(0)):
+            return url.group(0)
+    return None
 
 
 def rename_text(
@@ -559,8 +634,17 @@ def rename_text(
         return text
     pattern = re.compile("|".join(_word(old).pattern for old in sorted(renames, key=len, reverse=True)))
 
-    def swap(part: str) -> str:
+    def swap_words(part: str) -> str:
         return pattern.sub(lambda match: renames[match.group(0)], part)
+
+    def swap(part: str) -> str:  # web addresses are kept as they are
+        pieces, last = [], 0
+        for url in _URL.finditer(part):
+            pieces.append(swap_words(part[last : url.start()]))
+            pieces.append(url.group(0))
+            last = url.end()
+        pieces.append(swap_words(part[last:]))
+        return "".join(pieces)
 
     lines = text.splitlines(keepends=True)
     out = []
@@ -609,18 +693,18 @@ def plan_renames(
     taken: set[str],
 ) -> dict[str, str]:
     """Old parameter name -> new one for variant ``index`` (see the module docstring for the policy)."""
-    prose_words = set(re.findall(r"[A-Za-z_][\w]*", description_text(problem.prompt, problem.entry_point)))
+    description = description_text(problem.prompt, problem.entry_point)
+    prose_words = set(re.findall(r"[A-Za-z_][\w]*", description))
     params = [name for name in signature.names if name.isidentifier()]
-    mentioned = {
-        name for name in params if _word(name).search(description_text(problem.prompt, problem.entry_point))
-    }
+    mentioned = {name for name in params if _word(name).search(without_urls(description))}
+    glued = {name for name in params if glued_use(name, description) is not None}
     keep_letters = any(name in NEVER_RENAMED and name in mentioned for name in params)
     lowered_prose = {word.lower() for word in prose_words}
     used = set(taken) | set(params)
     renames: dict[str, str] = {}
     by_pool: dict[str, list[str]] = {}
     for name, t in signature.params:
-        if name not in params or name in NEVER_RENAMED:
+        if name not in params or name in NEVER_RENAMED or name in glued:
             continue
         if name in mentioned:
             if len(name) == 1:
@@ -712,12 +796,20 @@ _NOT_PROSE_LINE = re.compile(
     r"^\s*(?:>>>|assert\b|for\s+example|examples?\b|example\s*\d|input\s*:|output\s*:|note\b|[-*•]\s|\d+[.)]\s)",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?](?=\s|$)")
+# A dot of an ellipsis ("1, ... 25") does not end a sentence.
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\.)(?:[!?]|\.(?!\.))(?=\s|$)")
+
+
+# A line of the docstring that holds only quote characters (a typo such as ``""""``) is not prose.
+_STRAY_QUOTES = re.compile(r"[\"']+[ \t]*\n\s*")
 
 
 def first_sentence(body: str, entry_point: str) -> tuple[int, int] | None:
     """(start, end) in ``body`` of the description's first sentence; None if it opens with no prose."""
     lead = len(body) - len(body.lstrip())
+    stray = _STRAY_QUOTES.match(body, lead)
+    if stray is not None:  # HumanEval/142 opens with four quotes: the fourth stays where it is
+        lead = stray.end()
     if lead >= len(body):
         return None
     rest = body[lead:]
@@ -790,10 +882,11 @@ def scenario_sentence(template: Template, signature: Signature, shown: dict[str,
 
 
 def rewrite_description(
-    prompt: str, entry_point: str, scenario: str, choice: int, width: int = 96
+    prompt: str, entry_point: str, scenario: str, choice: int, width: int = 96, names: Sequence[str] = ()
 ) -> tuple[str, str | None] | None:
     """``prompt`` with the scenario sentence before its description and the first sentence rephrased:
-    (new prompt, the phrasing used or None); None where the prompt has no triple-quoted docstring."""
+    (new prompt, the phrasing used or None); None where the prompt has no triple-quoted docstring.
+    ``names`` are the parameters' names in the prompt (see :func:`rephrase`)."""
     doc = find_docstring(prompt, entry_point)
     if doc is None:
         return None
@@ -802,7 +895,7 @@ def rewrite_description(
     span = first_sentence(body, entry_point)
     lead = len(body) - len(body.lstrip())
     start, end = span if span is not None else (lead, lead)
-    rephrased = rephrase(body[start:end], choice) if span is not None else None
+    rephrased = rephrase(body[start:end], choice, names) if span is not None else None
     sentence, used = rephrased if rephrased is not None else (body[start:end], None)
     wrapped = textwrap.fill(
         scenario, width=max(60, width - len(indent)), subsequent_indent=indent, break_on_hyphens=False
@@ -918,7 +1011,8 @@ def propose_variants(
         )
         renamed_prompt += prompt_code[doc.end :]
         scenario = scenario_sentence(template, signature, renames, named)
-        rewritten = rewrite_description(renamed_prompt, entry_point, scenario, offset + index)
+        names = [code_renames.get(name, name) for name in signature.names]
+        rewritten = rewrite_description(renamed_prompt, entry_point, scenario, offset + index, names=names)
         if rewritten is None:
             proposal.skipped = "the description does not open with a sentence that can be rewritten"
             return proposal

@@ -211,6 +211,58 @@ def _recompute_one(
     return Recomputed(rewritten, parent_values, new_values)
 
 
+def kept_examples_disagree(variants: Sequence[Variant], engine: Engine) -> dict[str, str]:
+    """Per variant id whose worked examples are kept as written: why one disagrees with its reference.
+
+    A rewording keeps its parent's examples (``Draft(examples="keep")``), so
+    nothing rewrites them, and a wrong one (MBPP+'s Mbpp/295 says
+    ``assert sum_div(8)==7`` while its reference returns 15) would be
+    published as it stands.  Every example the scanner reads is run with the
+    variant's reference and its claim compared, as :func:`recompute_examples`
+    does for the parent's examples; what it cannot read is not judged here.
+    Variants without a disagreement are absent from the result.  A prepared
+    variant's tests already hold its reference's outputs: only an example
+    whose input no test has is run (on MBPP+ and HumanEval, few are).
+    """
+    scans = {variant.id: scan_problem(variant) for variant in variants}
+    known = {
+        variant.id: {_key(test.input): test.expected for test in variant.tests if test.has_expected}
+        for variant in variants
+    }
+    probes = []
+    for variant in variants:
+        missing = [e for e in scans[variant.id].examples if _key(list(e.args)) not in known[variant.id]]
+        if missing:
+            probes.append(_probe(variant, f"{variant.id}#kept-examples", missing))
+    computed: dict[str, dict[str, Any]] = {}
+    if probes:
+        prepared = engine.prepare(probes)
+        computed = {
+            problem.id: {_key(test.input): test.expected for test in problem.tests if test.has_expected}
+            for problem in prepared.problems
+        }
+    found: dict[str, str] = {}
+    for variant in variants:
+        outputs = {**known[variant.id], **computed.get(f"{variant.id}#kept-examples", {})}
+        for example in scans[variant.id].examples:
+            present, value = _shown(example, outputs)
+            if not present:
+                found[variant.id] = f"the reference fails on the example on line {example.line + 1}"
+                break
+            try:
+                claimed = example.claimed()
+            except ValueError:
+                found[variant.id] = f"cannot read the example on line {example.line + 1}"
+                break
+            if not claim_agrees(example, claimed, value, variant.atol):
+                found[variant.id] = (
+                    f"the example on line {example.line + 1} claims {example.expected_text.strip()[:40]!r} "
+                    f"but the reference gives {value!r:.40}"
+                )
+                break
+    return found
+
+
 def with_recomputed_examples(variants: Sequence[Variant], engine: Engine) -> dict[str, Variant | str]:
     """Per variant id: the variant with its examples rewritten, or why that was impossible."""
     return {key: outcome.result for key, outcome in recompute_examples(variants, engine).items()}
