@@ -171,3 +171,22 @@ def test_a_worked_example_the_reference_contradicts_drops_the_variants(engine: E
         assert provenance["status"] == "rejected" and provenance["check"] == "examples"
     assert "claims '7' but the reference gives 15" in dropped["Mbpp/295/meta-0"]["reason"]
     assert "claims '15.0' but the reference gives 8.0" in dropped["HumanEval/47/meta-1"]["reason"]
+
+
+# ------------------------------------------------------------------ M3: a noun for a name in a sentence
+
+
+def test_a_name_renamed_to_a_noun_is_marked_in_sentences_but_not_in_code() -> None:
+    # "You receive an array amounts of integers ... return None for empty amounts" read as English.
+    for variant in variants("humaneval", "HumanEval/128"):
+        new = variant.renames["arr"]
+        assert f"an array `{new}` of integers" in variant.prompt
+        assert f"return None for empty `{new}`." in variant.prompt
+    for variant in variants("humaneval", "HumanEval/120"):
+        new = variant.renames["arr"]
+        assert f"numbers in `{new}`." in variant.prompt
+        assert f"Input: {new} = [-3, -4, 5]" in variant.prompt and f"len({new})" in variant.prompt
+        letter = variant.renames["k"]  # a letter stays a bare symbol, as the parent wrote it
+        assert f"positive integer {letter} " in variant.prompt
+    for variant in variants("humaneval", "HumanEval/142"):  # "For lst = [1,2,3]": an example
+        assert f"For {variant.renames['lst']} = [1,2,3]" in variant.prompt

@@ -621,29 +621,59 @@ def glued_use(name: str, text: str) -> str | None:
     return None
 
 
+# Around a name used as a word of a sentence: a blank or the line's edge before it, a blank, the edge or
+# sentence punctuation after it, and no code (=, brackets, operators) next to it either side.
+_PROSE_BEFORE = re.compile(r"(?:^|[\s])$")
+_PROSE_AFTER = re.compile(r"^(?:$|\s|[,.;:?!](?:\s|$))")
+_CODE_NEIGHBOUR = re.compile(r"[=<>()\[\]{}+*/%`'\"|&^~@-]")
+
+
+def _in_sentence(part: str, start: int, end: int) -> bool:
+    """Whether ``part[start:end]`` stands as a word of a sentence ("an array arr of integers", "empty
+    arr.") rather than in code ("len(arr)", "arr = [1, 2]", "'arr'")."""
+    before, after = part[:start], part[end:]
+    if not (_PROSE_BEFORE.search(before) and _PROSE_AFTER.match(after)):
+        return False
+    previous, following = before.rstrip()[-1:], after.lstrip()[:1]
+    return not (_CODE_NEIGHBOUR.match(previous or " ") or _CODE_NEIGHBOUR.match(following or " "))
+
+
 def rename_text(
-    text: str, renames: dict[str, str], code_lines: set[int] | frozenset[int] = frozenset()
+    text: str,
+    renames: dict[str, str],
+    code_lines: set[int] | frozenset[int] = frozenset(),
+    marked: frozenset[str] = frozenset(),
 ) -> str:
     """Whole-word renames in docstring text, simultaneously.
 
     Lines in ``code_lines`` (0-based, of ``text``) are worked examples: there a
     quoted string is data (``f('n')`` must keep its ``'n'``), so only what is
     outside string literals is renamed; in prose a quoted name is the name.
+    A name in ``marked`` (an old name) is written in backticks where the prose
+    uses it as a word of a sentence: its new name is an English noun
+    ("amounts"), and "an array amounts of integers" reads as nonsense where
+    "an array `amounts` of integers" reads as the parameter (HumanEval/128).
     """
     if not renames:
         return text
     pattern = re.compile("|".join(_word(old).pattern for old in sorted(renames, key=len, reverse=True)))
 
-    def swap_words(part: str) -> str:
-        return pattern.sub(lambda match: renames[match.group(0)], part)
+    def swap_words(part: str, prose: bool) -> str:
+        def one(match: re.Match[str]) -> str:
+            new = renames[match.group(0)]
+            if prose and match.group(0) in marked and _in_sentence(part, match.start(), match.end()):
+                return f"`{new}`"
+            return new
 
-    def swap(part: str) -> str:  # web addresses are kept as they are
+        return pattern.sub(one, part)
+
+    def swap(part: str, prose: bool = True) -> str:  # web addresses are kept as they are
         pieces, last = [], 0
         for url in _URL.finditer(part):
-            pieces.append(swap_words(part[last : url.start()]))
+            pieces.append(swap_words(part[last : url.start()], prose))
             pieces.append(url.group(0))
             last = url.end()
-        pieces.append(swap_words(part[last:]))
+        pieces.append(swap_words(part[last:], prose))
         return "".join(pieces)
 
     lines = text.splitlines(keepends=True)
@@ -654,10 +684,10 @@ def rename_text(
             continue
         pieces, last = [], 0
         for literal in _STRING_LITERAL.finditer(line):
-            pieces.append(swap(line[last : literal.start()]))
+            pieces.append(swap(line[last : literal.start()], prose=False))
             pieces.append(literal.group(0))
             last = literal.end()
-        pieces.append(swap(line[last:]))
+        pieces.append(swap(line[last:], prose=False))
         out.append("".join(pieces))
     return "".join(out)
 
@@ -955,6 +985,11 @@ def _defines(source: str, name: str) -> bool:
     )
 
 
+def _nouns(renames: dict[str, str]) -> frozenset[str]:
+    """The old names whose new name is a word of the name pools (not a single letter): marked in prose."""
+    return frozenset(old for old, new in renames.items() if len(new) > 1)
+
+
 def propose_variants(
     problem: Problem, count: int, seed: int = 0, *, rename_entry_point: bool = False
 ) -> Proposal:
@@ -1007,7 +1042,10 @@ def propose_variants(
         # In worked examples a quoted string is data (Mbpp/301's {'d': {}} keeps its 'd' when d is renamed).
         examples = example_lines(prompt_code, entry_point, doc.start + len(doc.opener))
         renamed_prompt = (
-            prompt_code[: doc.start] + doc.opener + rename_text(doc.body, text_renames, examples) + doc.closer
+            prompt_code[: doc.start]
+            + doc.opener
+            + rename_text(doc.body, text_renames, examples, marked=_nouns(renames))
+            + doc.closer
         )
         renamed_prompt += prompt_code[doc.end :]
         scenario = scenario_sentence(template, signature, renames, named)
