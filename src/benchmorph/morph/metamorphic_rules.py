@@ -12,8 +12,12 @@ makes them with rules, deterministically from ``(seed, problem id, index)``:
    name: renaming the word would change the prose, and renaming the code
    alone would leave the prose pointing at nothing.  Single letters the
    prose uses as symbols ("the n-th number") become other letters; ``a`` and
-   ``I`` are never touched (the article and the pronoun).  Test inputs are
-   positional, so they are unaffected.
+   ``I`` are never touched (the article and the pronoun).  Web addresses are
+   never rewritten, and a parameter the prose glues to other tokens ("2n",
+   "nth", "x1") or names inside an address keeps its name.  A name renamed to
+   a pool noun is written in backticks where a sentence uses it ("an array
+   `amounts` of integers").  Test inputs are positional, so they are
+   unaffected.
 2. **Wraps** the description in a scenario sentence from :data:`TEMPLATES`
    (24 situations keyed by the inferred parameter types: text, numbers,
    collections, anything).  A template says *who uses* the function and
@@ -24,7 +28,9 @@ makes them with rules, deterministically from ``(seed, problem id, index)``:
 3. **Rephrases** the first sentence where it uses one of the fixed phrasings
    HumanEval and MBPP share ("Write a python function to", "Given X, return
    Y", "Return", "Check if", "You are given", ...): a synonym or a clause
-   reorder, never a changed word of substance.
+   reorder, never a changed word of substance.  A reorder is passed over
+   where it would garble the sentence (an ellipsis, a relative clause, a
+   second clause or a name the moved condition introduces).
 
 :func:`meaning_kept` is the guard every variant passes: each number and each
 word of :data:`PROPERTY_WORDS` in the original prose survives, the
