@@ -38,6 +38,7 @@ def parent_reference(problem: Problem, originals: Mapping[str, Problem] | None =
     if not isinstance(problem, Variant):
         return problem.reference
     reference = problem.provenance.get("parent_reference")
+    old_name = problem.provenance.get("renamed_from")
     if not isinstance(reference, str) and originals is not None:
         parent = originals.get(problem.parent_id)
         if parent is None:
@@ -45,18 +46,15 @@ def parent_reference(problem: Problem, originals: Mapping[str, Problem] | None =
                 f"variant {problem.id}: its parent {problem.parent_id or '(unknown: the set does not say)'} "
                 "is not among the originals, so the 'original' baseline cannot answer it"
             )
-        if parent.kind != "function" or parent.entry_point in ("", problem.entry_point):
-            return parent.reference
-        return f"{parent.reference.rstrip()}\n\n\n{problem.entry_point} = {parent.entry_point}\n"
+        reference, old_name = parent.reference, parent.entry_point if parent.kind == "function" else None
     if not isinstance(reference, str):
         raise InputError(
             f"variant {problem.id} has no provenance.parent_reference, so the 'original' baseline cannot "
             "answer it: name the originals, e.g. original?originals=humaneval"
         )
-    renamed_from = problem.provenance.get("renamed_from")
-    if isinstance(renamed_from, str) and renamed_from != problem.entry_point:
+    if isinstance(old_name, str) and old_name not in ("", problem.entry_point):
         # A model that ignores the change still answers under the name the prompt asks for.
-        reference = f"{reference.rstrip()}\n\n\n{problem.entry_point} = {renamed_from}\n"
+        reference = f"{reference.rstrip()}\n\n\n{problem.entry_point} = {old_name}\n"
     return reference
 
 
