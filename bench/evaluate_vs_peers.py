@@ -247,7 +247,7 @@ def run_ours_cli(
 def humaneval_plus_part(args: argparse.Namespace, records: dict, tasks: list[str]) -> float | None:
     """Ours against EvalPlus 0.3.1 on HumanEval+ (same samples, same inputs); returns the ratio."""
     import evalplus_side
-    from benchmorph.data.native import write_native
+    from benchmorph.data.formats.native import write_native
     from benchmorph.data.registry import load_benchmark
 
     python = evalplus_side.ensure_venv(args.evalplus_venv, install=not args.no_install)
@@ -398,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
 
         args.evalplus_venv = evalplus_side.DEFAULT_VENV
 
-    from benchmorph.data.humaneval import humaneval_problem_records, load_humaneval
+    from benchmorph.data.formats.humaneval import humaneval_problem_records, load_humaneval
 
     records = {record["task_id"]: record for record in humaneval_problem_records()}
     samples = build_samples(records, args.per_task, args.limit_tasks, args.seed)

@@ -39,7 +39,7 @@ import work_floor  # noqa: E402 - found through the line above
 
 
 def build(per_task: int, limit_tasks: int | None) -> tuple[list[Any], list[tuple[str, int, str]]]:
-    from benchmorph.data.humaneval import humaneval_problem_records, load_humaneval
+    from benchmorph.data.formats.humaneval import humaneval_problem_records, load_humaneval
     from benchmorph.evaluation.peers import reference_and_mutants
 
     records = humaneval_problem_records()[:limit_tasks]

@@ -41,7 +41,7 @@ TARGET = 1_000_000
 
 def build_samples(per_task: int, limit_tasks: int | None) -> tuple[list[Any], list[tuple[str, int, str]]]:
     """HumanEval problems and (task, index, code) for each reference-or-mutant sample of theirs."""
-    from benchmorph.data.humaneval import humaneval_problem_records, load_humaneval
+    from benchmorph.data.formats.humaneval import humaneval_problem_records, load_humaneval
     from benchmorph.evaluation.peers import reference_and_mutants
 
     records = humaneval_problem_records()[:limit_tasks]

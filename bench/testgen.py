@@ -8,8 +8,8 @@ For HumanEval (default) or MBPP+ (``--benchmark mbpp+``), with no LLM:
    contract;
 2. *augment* the problems holding only their base tests: type-aware mutation
    from the base inputs, validity in the sandbox, reduction by coverage and
-   mutant kills (``benchmorph.validation.testgen.augment_benchmark``), timed;
-3. *score* by mutation (``benchmorph.validation.mutation_score.score_suites``):
+   mutant kills (``benchmorph.testgen.augment.augment_benchmark``), timed;
+3. *score* by mutation (``benchmorph.testgen.score.score_suites``):
    every distinct mutant of each reference, against
    - the base tests,
    - our reduced suite (base + kept new tests),
@@ -41,8 +41,8 @@ from typing import Any
 
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution import Engine
-from benchmorph.validation.mutation_score import SuiteScore, restrict_to_origins, score_suites
-from benchmorph.validation.testgen import AugmentOptions, augment_benchmark, reduce_suite, summarize
+from benchmorph.testgen.augment import AugmentOptions, augment_benchmark, reduce_suite, summarize
+from benchmorph.testgen.score import SuiteScore, restrict_to_origins, score_suites
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus"
 FILES = {

@@ -2,7 +2,7 @@
 
 A variant is only worth publishing when a careful reader of its new description
 alone would write the new reference's behaviour.  The quality checks in
-``benchmorph.validation.quality`` test that mechanically; this script is for the
+``benchmorph.validation.checks.base`` test that mechanically; this script is for the
 human review behind docs/review.md, which must not lean on those same checks.
 So it shows, per variant, what a reviewer needs to judge it independently:
 
@@ -49,7 +49,7 @@ from benchmorph.data import load_benchmark
 from benchmorph.data.models import Problem, Variant
 from benchmorph.data.values import encode
 from benchmorph.execution.engine import Engine
-from benchmorph.validation.example_check import scan_problem
+from benchmorph.validation.examples.recompute import scan_problem
 
 _CHILD = r"""
 import pickle, sys, io, contextlib

@@ -11,8 +11,8 @@ import json
 import random
 from pathlib import Path
 
+from benchmorph.data.formats.native import write_native
 from benchmorph.data.models import Problem, TestCase, Variant
-from benchmorph.data.native import write_native
 
 
 def _problem(i: int) -> Problem:

@@ -11,13 +11,25 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmorph.data.native import read_native
+from benchmorph.data.formats.native import read_native
 from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "benchmorph"
 # Bottom to top, as in docs/architecture.md; a layer may import its own and any lower layer.
-LAYERS = ("data", "execution", "models", "validation", "morph", "instruct", "evaluation", "report", "cli")
+LAYERS = (
+    "core",
+    "data",
+    "execution",
+    "models",
+    "testgen",
+    "validation",
+    "morph",
+    "instruct",
+    "evaluation",
+    "report",
+    "cli",
+)
 CLI_SHARED = {"benchmorph.cli.shared", "benchmorph.cli.progress"}
 
 
@@ -133,7 +145,7 @@ def test_the_documented_library_morph_run_works(tmp_path: Path) -> None:
 def test_the_documented_quality_checks_are_the_registered_ones() -> None:
     """docs/architecture.md names every quality check, and only checks that exist."""
     from benchmorph.morph import finalize  # noqa: F401 - imports every check module
-    from benchmorph.validation.quality import CHECKS
+    from benchmorph.validation.checks.base import CHECKS
 
     text = (ROOT / "docs" / "architecture.md").read_text()
     section = text[text.index("### Quality checks") : text.index("### Registration and discovery")]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmorph.data.humaneval import humaneval_problem_records
-from benchmorph.validation.mutants import mutants
+from benchmorph.data.formats.humaneval import humaneval_problem_records
+from benchmorph.testgen.mutants import mutants
 from cli_runner import run_cli
 from conftest import DemoRun
 

@@ -44,7 +44,7 @@ def test_help_lists_commands() -> None:
 @pytest.mark.parametrize(
     ("cli_module", "name", "library_module"),
     [
-        ("benchmorph.cli.morph", "DEFAULT_EPSILON", "benchmorph.morph.mine"),
+        ("benchmorph.cli.morph", "DEFAULT_EPSILON", "benchmorph.morph.transforms.mine.mine"),
         ("benchmorph.cli.instruct_cmd", "DEFAULT_COSINE", "benchmorph.instruct.decontaminate"),
         ("benchmorph.cli.instruct_cmd", "DEFAULT_N", "benchmorph.instruct.decontaminate"),
         ("benchmorph.cli.instruct_cmd", "HEURISTIC", "benchmorph.instruct.difficulty"),

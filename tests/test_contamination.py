@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 
 from benchmorph.data.errors import InputError
+from benchmorph.data.formats.native import write_native
 from benchmorph.data.models import Problem, Variant
-from benchmorph.data.native import write_native
 from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.evaluation.rundir import load_run
 from benchmorph.evaluation.runs import run_benchmark
 from benchmorph.execution import Engine
 from benchmorph.models.baselines import baseline_code, memorized
 from benchmorph.models.spec import parse_spec
-from benchmorph.morph.metamorphic_rules import propose_variants
 from benchmorph.morph.transform import MorphContext, run_transform, write_morph_report
+from benchmorph.morph.transforms.metamorphic.rules import propose_variants
 from benchmorph.report.build import build_report
 from benchmorph.report.contamination import contamination, fit_models, t_quantile
 from benchmorph.report.html import render_html

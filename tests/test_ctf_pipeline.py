@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmorph.data.native import read_native
+from benchmorph.data.formats.native import read_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
-from benchmorph.morph.ctf import regenerate_tests
+from benchmorph.morph.transforms.ctf.ctf import regenerate_tests
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 
@@ -187,7 +187,7 @@ def test_ctf_pipeline_with_the_real_local_model_is_honest_about_bad_candidates(t
 
 def test_label_can_demand_more_agreement_than_two() -> None:
     from benchmorph.execution.engine import Engine
-    from benchmorph.morph.ctf import CtfCandidate, label
+    from benchmorph.morph.transforms.ctf.ctf import CtfCandidate, label
 
     shortest = LONGEST.prompt.replace("return the longest one", "return the shortest one")
     shortest_body = "    return min(strings, key=len) if strings else None\n"

@@ -17,12 +17,12 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from benchmorph.data.formats.native import read_native
 from benchmorph.data.models import Problem, Variant
-from benchmorph.data.native import read_native
 from benchmorph.execution.engine import Engine
-from benchmorph.morph.ctf_prompts import STATEMENT_END, parse_proposal, proposal_request
+from benchmorph.morph.transforms.ctf.prompts import STATEMENT_END, parse_proposal, proposal_request
 from benchmorph.validation.distances import description_distance
-from benchmorph.validation.statement_examples import (
+from benchmorph.validation.examples.statements import (
     recompute_statement_examples,
     scan_leetcode,
     scan_samples,

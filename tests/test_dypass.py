@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmorph.data.formats.native import write_native
 from benchmorph.data.models import TestCase, Variant, Verdict
-from benchmorph.data.native import write_native
 from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.evaluation.evaluate import summarize
 from benchmorph.evaluation.passk import dypass_at_k_table, dypass_counts, pass_at_k_table, sample_counts

@@ -16,7 +16,7 @@ import pytest
 from benchmorph.data import values
 from benchmorph.data.download import cached_download
 from benchmorph.data.errors import InputError
-from benchmorph.data.evalplus import (
+from benchmorph.data.formats.evalplus import (
     HUMANEVAL_PLUS_ENV,
     MBPP_PLUS_ENV,
     MBPP_PLUS_VERSION,
@@ -29,7 +29,7 @@ from benchmorph.data.evalplus import (
     restore_shape,
     write_evalplus_jsonl,
 )
-from benchmorph.data.humaneval import humaneval_problem_records, load_humaneval
+from benchmorph.data.formats.humaneval import humaneval_problem_records, load_humaneval
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.registry import load_benchmark
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmorph.data import livecodebench
 from benchmorph.data.errors import InputError
-from benchmorph.data.evoeval import is_evoeval, parse_arguments, read_evoeval, type_of_file
-from benchmorph.data.livecodebench import decode_test_blob, is_livecodebench, read_livecodebench
+from benchmorph.data.formats import livecodebench
+from benchmorph.data.formats.evoeval import is_evoeval, parse_arguments, read_evoeval, type_of_file
+from benchmorph.data.formats.livecodebench import decode_test_blob, is_livecodebench, read_livecodebench
 from benchmorph.data.models import Variant
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution import Engine

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from benchmorph.data.native import read_native
+from benchmorph.data.formats.native import read_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.evolve_metrics import evolve_metrics
 from benchmorph.execution.engine import Engine
 from benchmorph.models import LLMCache
-from benchmorph.morph.evolve_prompts import evolve_request, parse_program
 from benchmorph.morph.transform import MorphContext, run_transform
+from benchmorph.morph.transforms.evolve.prompts import evolve_request, parse_program
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 
@@ -336,8 +336,8 @@ def test_cli_runs_evolve_with_models(tmp_path: Path) -> None:
 def test_rewordings_a_reviewer_would_not_publish_are_dropped() -> None:
     # Both were accepted by the 270M model as its own judge before these checks existed.
     original = HUMANEVAL["HumanEval/33"]
-    from benchmorph.morph.docstrings import split_prompt
-    from benchmorph.morph.evolve_llm import control_description, not_prose
+    from benchmorph.morph.common.docstrings import split_prompt
+    from benchmorph.morph.transforms.evolve.llm import control_description, not_prose
 
     text = split_prompt(original).text  # type: ignore[union-attr]
     cut = text.rsplit(",", 1)[0].replace("corresponding indicies of l", "")

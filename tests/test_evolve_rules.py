@@ -12,9 +12,9 @@ from benchmorph.data.models import Problem, TestCase, Variant, Verdict
 from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.evolve_metrics import evolve_metrics, evolve_summary
 from benchmorph.execution.engine import Engine, Job
-from benchmorph.morph import evolve_rules as rules
-from benchmorph.morph.evolve import _helper_docstring
 from benchmorph.morph.transform import MorphContext, run_transform, write_morph_report
+from benchmorph.morph.transforms.evolve import rules
+from benchmorph.morph.transforms.evolve.evolve import _helper_docstring
 from cli_runner import run_cli
 
 SUBSET = ["HumanEval/15", "HumanEval/16", "HumanEval/24", "HumanEval/39", "HumanEval/75", "HumanEval/11"]

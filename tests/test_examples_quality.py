@@ -19,14 +19,14 @@ from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.finalize import Draft, finalize_variants
-from benchmorph.morph.mine import mine, propose
-from benchmorph.validation.example_check import (
+from benchmorph.morph.transforms.mine.mine import mine, propose
+from benchmorph.validation.examples.recompute import (
     claim_agrees,
     recompute_examples,
     reference_parameters,
     scan_problem,
 )
-from benchmorph.validation.examples import claimed_values, rewrite_examples, same_value, scan_examples
+from benchmorph.validation.examples.scan import claimed_values, rewrite_examples, same_value, scan_examples
 
 MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from benchmorph.data.native import write_native
+from benchmorph.data.formats.native import write_native
 from benchmorph.data.registry import load_benchmark
 from cli_runner import run_cli, start_cli
 from loopback_openai import ScriptedServer, request_text

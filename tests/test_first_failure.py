@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from tests.cli_runner import run_cli
 
-from benchmorph.data.humaneval import humaneval_problem_records, load_humaneval
+from benchmorph.data.formats.humaneval import humaneval_problem_records, load_humaneval
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.peers import reference_and_mutants

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmorph.data.humaneval import humaneval_problem_records, load_humaneval
+from benchmorph.data.formats.humaneval import humaneval_problem_records, load_humaneval
 from benchmorph.data.models import Problem, Verdict
 from benchmorph.evaluation.peers import (
     PeerSample,

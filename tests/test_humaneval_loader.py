@@ -14,7 +14,7 @@ import pytest
 
 from benchmorph.data import values
 from benchmorph.data.errors import InputError
-from benchmorph.data.humaneval import (
+from benchmorph.data.formats.humaneval import (
     humaneval_problem_records,
     load_humaneval,
     record_check_inputs,
@@ -84,7 +84,7 @@ def test_same_inputs_in_a_fresh_process_with_another_hash_seed(problems):
         """
         import json
         from benchmorph.data import values
-        from benchmorph.data.humaneval import load_humaneval
+        from benchmorph.data.formats.humaneval import load_humaneval
         print(json.dumps({p.id: json.dumps([values.encode(t.input) for t in p.tests]) for p in load_humaneval()}))
         """
     )

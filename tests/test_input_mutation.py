@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from benchmorph.data import load_benchmark
-from benchmorph.data.evalplus import load_mbpp_plus
+from benchmorph.data.formats.evalplus import load_mbpp_plus
 from benchmorph.data.models import Problem, TestCase
-from benchmorph.validation.input_mutation import (
+from benchmorph.testgen.mutation import (
     MIN_CAP,
     RULES,
     Mutator,
@@ -28,7 +28,7 @@ from benchmorph.validation.input_mutation import (
     render_stdin,
     stdin_mutation_stream,
 )
-from benchmorph.validation.types import (
+from benchmorph.testgen.types import (
     Signature,
     admits,
     infer_signature,
@@ -76,8 +76,8 @@ def test_stream_is_the_same_in_another_process_despite_str_hashing() -> None:
     script = (
         "import itertools, json\n"
         "from benchmorph.data.models import Problem, TestCase\n"
-        "from benchmorph.validation.types import infer_signature\n"
-        "from benchmorph.validation.input_mutation import mutation_stream\n"
+        "from benchmorph.testgen.types import infer_signature\n"
+        "from benchmorph.testgen.mutation import mutation_stream\n"
         "seeds = [[{'apple', 'kiwi', 'fig', 'plum'}, 'xy'], [{'a', 'bb'}, 'q']]\n"
         "p = Problem(id='p', prompt='', entry_point='f', reference='def f(s, t):\\n    pass\\n',"
         " tests=[TestCase(input=s) for s in seeds])\n"

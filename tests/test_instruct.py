@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from benchmorph.data.errors import InputError
+from benchmorph.data.formats.native import write_native
 from benchmorph.data.models import Problem
-from benchmorph.data.native import write_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.instruct.difficulty import heuristic_difficulty, table2
 from benchmorph.instruct.pairs import _is_code

@@ -20,7 +20,7 @@ import pytest
 
 from benchmorph.cli.app import main
 from benchmorph.data.errors import InputError
-from benchmorph.data.native import read_native
+from benchmorph.data.formats.native import read_native
 from benchmorph.data.samples import read_samples
 from benchmorph.morph.review import read_csv
 from cli_runner import run_cli

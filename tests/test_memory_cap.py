@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmorph.data.humaneval import humaneval_problem_records
+from benchmorph.data.formats.humaneval import humaneval_problem_records
 from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.execution import Engine, Job, Limits
 from benchmorph.execution.cgroups import SampleCgroup, clean_stale, detect, memory_mode, pid_namespace

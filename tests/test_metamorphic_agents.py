@@ -16,15 +16,16 @@ from typing import Any
 
 import pytest
 
-from benchmorph.data.native import read_native
+from benchmorph.data.formats.native import read_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.models import GenerationParams, LLMCache, RetryPolicy
-from benchmorph.morph.docstrings import signature_of, split_prompt
+from benchmorph.morph.common.docstrings import signature_of, split_prompt
+from benchmorph.morph.common.judge import judge_request, parse_verdict
 from benchmorph.morph.finalize import finalize_variants
-from benchmorph.morph.metamorphic_agents import _seed, acceptance_by_seed, llm_metamorphic_drafts
-from benchmorph.morph.metamorphic_prompts import context_request, judge_request, parse_contexts, parse_verdict
 from benchmorph.morph.transform import MorphContext
+from benchmorph.morph.transforms.metamorphic.agents import _seed, acceptance_by_seed, llm_metamorphic_drafts
+from benchmorph.morph.transforms.metamorphic.prompts import context_request, parse_contexts
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 
@@ -300,7 +301,10 @@ def agreeable(body: dict[str, Any]) -> str:
 
 
 def test_morph_run_metamorphic_with_an_llm_generator_end_to_end(tmp_path: Path) -> None:
-    pytest.importorskip("benchmorph.morph.metamorphic", reason="the metamorphic transform is not built yet")
+    pytest.importorskip(
+        "benchmorph.morph.transforms.metamorphic.metamorphic",
+        reason="the metamorphic transform is not built yet",
+    )
     with ScriptedServer(lambda text: "", answer_with_body=agreeable) as server:
         args = ["morph", "run", "metamorphic", "humaneval", "--generator", f"openai:gen@{server.base_url}"]
         args += [

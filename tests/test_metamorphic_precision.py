@@ -20,14 +20,14 @@ import pytest
 from benchmorph.data.models import Problem
 from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.execution import Engine
-from benchmorph.morph.metamorphic_rules import (
+from benchmorph.morph.transform import MorphContext, run_transform
+from benchmorph.morph.transforms.metamorphic.rules import (
     RuleVariant,
     find_docstring,
     glued_use,
     propose_variants,
     rephrase,
 )
-from benchmorph.morph.transform import MorphContext, run_transform
 
 MBPP = Path("/work/shared/data/evalplus/MbppPlus.dev-2023-11-16.jsonl")
 K = 5

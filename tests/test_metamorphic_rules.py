@@ -22,19 +22,19 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.execution import Engine
-from benchmorph.morph import metamorphic
 from benchmorph.morph.finalize import Draft
-from benchmorph.morph.metamorphic_rules import (
+from benchmorph.morph.transform import MorphContext, get_transform, run_transform
+from benchmorph.morph.transforms.metamorphic import metamorphic
+from benchmorph.morph.transforms.metamorphic.rules import (
     PHRASINGS,
     PROPERTY_WORDS,
     TEMPLATES,
     propose_variants,
     rename_code,
 )
-from benchmorph.morph.transform import MorphContext, get_transform, run_transform
+from benchmorph.testgen.types import param_names
 from benchmorph.validation.distances import description_text
 from benchmorph.validation.diversity import bleu4
-from benchmorph.validation.types import param_names
 from cli_runner import run_cli
 
 MBPP = Path("/work/shared/data/evalplus/MbppPlus.dev-2023-11-16.jsonl")

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from benchmorph.data.formats.native import read_native
 from benchmorph.data.models import Problem, TestCase, Variant
-from benchmorph.data.native import read_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.compare import values_match
 from benchmorph.execution.engine import Engine, Job
-from benchmorph.morph.mine import mine, propose
-from benchmorph.morph.rules import RULES
+from benchmorph.morph.transforms.mine.mine import mine, propose
+from benchmorph.morph.transforms.mine.rules import RULES
 from benchmorph.validation.distances import description_distance
-from benchmorph.validation.example_check import claim_agrees
-from benchmorph.validation.examples import claimed_values, rewrite_examples, scan_examples
+from benchmorph.validation.examples.recompute import claim_agrees
+from benchmorph.validation.examples.scan import claimed_values, rewrite_examples, scan_examples
 from benchmorph.validation.links import strip_links
 from cli_runner import run_cli
 
@@ -185,8 +185,8 @@ def test_tests_a_program_that_ignores_the_task_passes_reject_the_variant(engine:
 
 
 def test_property_words_glued_to_a_noun_in_a_name_are_renamed() -> None:
-    from benchmorph.morph.mine import renamed_entry_point
-    from benchmorph.validation.quality import Edit
+    from benchmorph.morph.transforms.mine.mine import renamed_entry_point
+    from benchmorph.validation.checks.base import Edit
 
     def edit(family: str, old: str, new: str) -> Edit:
         return Edit(family, "rule", old, new, (0, 0), "", "", (0, 0))
@@ -356,7 +356,7 @@ def test_third_review_findings(
 
 def test_an_unexplained_length_argument_is_held(mbpp: dict[str, Problem]) -> None:
     # Mbpp/556 find_Even_Pair(A, N): N is len(A) in only some tests and the text never mentions it.
-    from benchmorph.validation.quality import CheckInput, unexplained_parameter
+    from benchmorph.validation.checks.base import CheckInput, unexplained_parameter
 
     parent = mbpp["Mbpp/556"]
     finding = unexplained_parameter(CheckInput(variant=parent, parent=parent))

@@ -15,7 +15,7 @@ import pytest
 from benchmorph.data.models import Problem
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
-from benchmorph.morph.mine import mine
+from benchmorph.morph.transforms.mine.mine import mine
 from benchmorph.validation.links import URL, strip_links
 
 MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"

@@ -12,8 +12,8 @@ import pytest
 
 from benchmorph.data import values
 from benchmorph.data.errors import InputError
+from benchmorph.data.formats.native import is_native, read_native, write_native
 from benchmorph.data.models import Problem, TestCase, Variant
-from benchmorph.data.native import is_native, read_native, write_native
 from benchmorph.data.registry import load_benchmark
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

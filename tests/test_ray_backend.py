@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmorph.data.humaneval import humaneval_problem_records
+from benchmorph.data.formats.humaneval import humaneval_problem_records
 from benchmorph.evaluation.peers import reference_and_mutants
 from cli_runner import run_cli
 

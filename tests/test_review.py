@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmorph.data.native import read_native, write_native
+from benchmorph.data.formats.native import read_native, write_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
-from benchmorph.morph.mine import mine
 from benchmorph.morph.review import COLUMNS, word_diff
+from benchmorph.morph.transforms.mine.mine import mine
 from cli_runner import run_cli
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmorph.data import InputError, Sample, load_benchmark, select_problems
-from benchmorph.data.native import write_native
+from benchmorph.data.formats.native import write_native
 from benchmorph.evaluation import ModelAccess, Notice, evaluate_run, generate_run, run_benchmark
 from benchmorph.execution import Engine
 from benchmorph.models import RetryPolicy

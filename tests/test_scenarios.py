@@ -16,8 +16,9 @@ import pytest
 
 from benchmorph.data.errors import InputError
 from benchmorph.models import GenerationParams, LLMCache, parse_spec
-from benchmorph.morph.metamorphic_prompts import parse_scenarios, read_json, scenario_request
-from benchmorph.morph.scenarios import (
+from benchmorph.morph.common.answers import read_json
+from benchmorph.morph.common.scenario_prompts import parse_scenarios, scenario_request
+from benchmorph.morph.common.scenarios import (
     BUILTIN_SCENARIOS,
     DedupSettings,
     ScenarioPool,

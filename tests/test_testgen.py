@@ -17,22 +17,22 @@ from pathlib import Path
 
 import pytest
 
+from benchmorph.data.formats.native import read_native
 from benchmorph.data.models import Problem, TestCase
-from benchmorph.data.native import read_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution import Engine
 from benchmorph.execution.replies import clean_coverage
 from benchmorph.models import GenerationParams, LLMCache
-from benchmorph.validation.mutation_score import mutant_set, restrict_to_origins, score_suites
-from benchmorph.validation.reduce import achieved, greedy_cover
-from benchmorph.validation.seed_llm import SeedGenerator
-from benchmorph.validation.testgen import (
+from benchmorph.testgen.augment import (
     CONTRACT_MARK,
     AugmentOptions,
     augment_benchmark,
     augment_problem,
     checked_reference,
 )
+from benchmorph.testgen.reduce import achieved, greedy_cover
+from benchmorph.testgen.score import mutant_set, restrict_to_origins, score_suites
+from benchmorph.testgen.seed_llm import SeedGenerator
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer
 

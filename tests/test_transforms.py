@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmorph.data.native import read_native
+from benchmorph.data.formats.native import read_native
 from benchmorph.morph.transform import transform_names
 from cli_runner import run_cli
 

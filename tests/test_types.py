@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from benchmorph.data import load_benchmark
-from benchmorph.data.evalplus import load_humaneval_plus, load_mbpp_plus
+from benchmorph.data.formats.evalplus import load_humaneval_plus, load_mbpp_plus
 from benchmorph.data.models import Problem, TestCase
-from benchmorph.validation import infer_types
-from benchmorph.validation.types import (
+from benchmorph.testgen import infer_types
+from benchmorph.testgen.types import (
     ANY,
     BOOL,
     FLOAT,

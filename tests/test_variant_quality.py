@@ -17,8 +17,8 @@ import pytest
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
-from benchmorph.morph.mine import Candidate, mine, propose
-from benchmorph.validation.quality import CHECKS, CheckInput, Edit, Finding, run_checks
+from benchmorph.morph.transforms.mine.mine import Candidate, mine, propose
+from benchmorph.validation.checks.base import CHECKS, CheckInput, Edit, Finding, run_checks
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from benchmorph.cli.shared import (
 
 # Option defaults, the library's own values (tests/test_cli_startup.py checks they match):
 # importing their modules here would cost every command's start-up.
-DEFAULT_EPSILON = 0.13  # benchmorph.morph.mine.DEFAULT_EPSILON
+DEFAULT_EPSILON = 0.13  # benchmorph.morph.transforms.mine.mine.DEFAULT_EPSILON
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo

@@ -22,8 +22,8 @@ app.add_typer(review_app, name="review")
 def _candidates(variants_file: Path) -> list[Variant]:
     """Every candidate: the `.candidates.jsonl` beside the file when there is one, else the file itself."""
     from benchmorph.data.errors import InputError
+    from benchmorph.data.formats.native import read_native
     from benchmorph.data.models import Variant
-    from benchmorph.data.native import read_native
     from benchmorph.morph.review import candidates_path
 
     source = candidates_path(variants_file)
@@ -72,7 +72,7 @@ def import_command(
     sandbox: SandboxOption = None,
 ) -> None:
     """Apply reviewers' labels and corrected solutions (tests re-run); write the accepted CTF variants."""
-    from benchmorph.data.native import write_native
+    from benchmorph.data.formats.native import write_native
     from benchmorph.morph.review import apply_review, candidates_path, check_rows, read_csv
 
     variants = _candidates(variants_file)

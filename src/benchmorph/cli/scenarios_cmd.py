@@ -35,7 +35,7 @@ def show_command(
     ] = None,
 ) -> None:
     """List the saved pools, or show one pool's scenarios and how it was grown."""
-    from benchmorph.morph.scenarios import find_pool, list_pools, pools_dir
+    from benchmorph.morph.common.scenarios import find_pool, list_pools, pools_dir
 
     if pool is None:
         pools = list_pools()
@@ -97,7 +97,7 @@ def grow_command(
     """Grow the pool for these settings to --scenarios (or reuse the saved one); a larger target replays
     the cached rounds of a smaller one and continues from there."""
     from benchmorph.models import GenerationParams, LLMCache, parse_spec
-    from benchmorph.morph.scenarios import DedupSettings, load_or_grow_pool
+    from benchmorph.morph.common.scenarios import DedupSettings, load_or_grow_pool
 
     spec = parse_spec(generator)
     params = GenerationParams(temperature=temperature, max_tokens=max_tokens)

@@ -88,11 +88,11 @@ def augment_command(
     memory_mb: MemoryOption = None,
 ) -> None:
     """New valid inputs (LLM seeds, type-aware mutation), kept where they add coverage or mutant kills."""
-    from benchmorph.data.native import write_native
+    from benchmorph.data.formats.native import write_native
     from benchmorph.data.registry import load_benchmark, select_problems
     from benchmorph.models import GenerationParams, LLMCache, RetryPolicy, parse_spec
-    from benchmorph.validation.seed_llm import SeedGenerator
-    from benchmorph.validation.testgen import AugmentOptions, augment_benchmark, summarize
+    from benchmorph.testgen.augment import AugmentOptions, augment_benchmark, summarize
+    from benchmorph.testgen.seed_llm import SeedGenerator
 
     bench = load_benchmark(benchmark, data)
     problems = select_problems(bench.problems, limit, tasks, field="--tasks")
@@ -190,7 +190,7 @@ def score_command(
 ) -> None:
     """Share of reference mutants each suite kills, its tests per problem and its run time."""
     from benchmorph.data.registry import load_benchmark, select_problems
-    from benchmorph.validation.mutation_score import restrict_to_origins, score_suites
+    from benchmorph.testgen.score import restrict_to_origins, score_suites
 
     if mutants == "auto":
         limit_mutants = None

@@ -83,11 +83,11 @@ _FORMATS: list[FormatEntry] = []
 
 # Modules that register benchmarks and formats when imported.
 _LOADER_MODULES = (
-    "benchmorph.data.native",
-    "benchmorph.data.humaneval",
-    "benchmorph.data.evalplus",
-    "benchmorph.data.evoeval",
-    "benchmorph.data.livecodebench",
+    "benchmorph.data.formats.native",
+    "benchmorph.data.formats.humaneval",
+    "benchmorph.data.formats.evalplus",
+    "benchmorph.data.formats.evoeval",
+    "benchmorph.data.formats.livecodebench",
 )
 
 

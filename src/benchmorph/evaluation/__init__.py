@@ -12,7 +12,7 @@ from benchmorph.evaluation.runs import (
     prepare_problems,
     run_benchmark,
 )
-from benchmorph.validation.mutants import mutants
+from benchmorph.testgen.mutants import mutants
 
 __all__ = [
     "Evaluation",

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmorph import __version__
+from benchmorph.core.progress import Advance
 from benchmorph.data.jsonl import write_jsonl
 from benchmorph.data.models import Problem, Sample, TestResult, Variant, Verdict
 from benchmorph.data.storage import write_text_atomic
@@ -22,8 +23,6 @@ from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.passk import dypass_at_k_table, dypass_counts, pass_at_k_table, sample_counts
 from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.execution.engine import Job
-
-Progress = Callable[[int], None]
 
 
 @dataclass
@@ -65,7 +64,7 @@ def evaluate_samples(
     problems: dict[str, Problem],
     samples: Sequence[Sample],
     engine: ExecutionBackend,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
     store: VerdictStore | None = None,
 ) -> Evaluation:
     """Judge every sample against its (prepared) problem; samples for unknown tasks must be filtered first.

@@ -123,7 +123,7 @@ def reference_and_mutants(
     completion after a newline, which simply redefines the function after the
     prompt's docstring-only stub.
     """
-    from benchmorph.validation.mutants import mutants  # here, so the module itself needs only the stdlib
+    from benchmorph.testgen.mutants import mutants  # here, so the module itself needs only the stdlib
 
     prompt, entry = record["prompt"], record["entry_point"]
     reference = record["canonical_solution"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.models import Problem, Sample
 from benchmorph.data.registry import Benchmark
 from benchmorph.data.samples import write_samples
@@ -24,7 +25,6 @@ from benchmorph.evaluation.manifest import write_manifest
 from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.models import GenerationParams, GenerationReport, LLMCache, RetryPolicy, parse_spec
 from benchmorph.models.generate import generate
-from benchmorph.morph.transform import ProgressFactory, no_progress
 
 # How many failed requests are named one by one; the rest are counted, so a dead endpoint does not
 # bury the run's output under thousands of identical lines (all of them stay in the samples file).

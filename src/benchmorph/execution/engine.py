@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmorph.core.progress import Advance
 from benchmorph.data import values
 from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.data.paths import cache_dir
@@ -34,8 +35,6 @@ REFERENCE_PROTOCOL = 2
 JUDGING_PROTOCOL = 2
 
 sys.set_int_max_str_digits(0)
-
-Progress = Callable[[int], None]
 
 
 @dataclass
@@ -93,7 +92,7 @@ class Job:
 
 def _reference_code(problem: Problem) -> str:
     if problem.contract:
-        from benchmorph.data.evalplus import reference_with_contract
+        from benchmorph.data.formats.evalplus import reference_with_contract
 
         return reference_with_contract(problem)
     return problem.reference
@@ -303,7 +302,7 @@ class Engine:
 
     # ------------------------------------------------------------ prepare
 
-    def prepare(self, problems: Sequence[Problem], progress: Progress | None = None) -> PrepareReport:
+    def prepare(self, problems: Sequence[Problem], progress: Advance | None = None) -> PrepareReport:
         """Fill expected outputs and reference times; drop tests the reference cannot run.
 
         A test whose input the reference rejects (a contract assert, an
@@ -404,7 +403,7 @@ class Engine:
     def evaluate(
         self,
         jobs: Sequence[Job],
-        progress: Progress | None = None,
+        progress: Advance | None = None,
         on_verdict: Callable[[int, Verdict], None] | None = None,
     ) -> list[Verdict]:
         """Run every job in the sandbox; always one Verdict per job, in order.

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.instruct.decontaminate import DEFAULT_COSINE, DEFAULT_N, decontaminate
@@ -33,7 +34,6 @@ from benchmorph.instruct.read import read_instructions
 from benchmorph.instruct.records import write_pairs
 from benchmorph.instruct.selection import choose_pairs, eligible_k
 from benchmorph.models import GenerationParams, LLMCache
-from benchmorph.morph.transform import ProgressFactory, no_progress
 
 STEPS = ("read", "pairs", "decontaminate", "score", "select", "export")
 

@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
+from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.instruct.records import Pair
 from benchmorph.models import GenerationParams, LLMCache, ModelSpec, parse_spec
 from benchmorph.models.ask import ask
 from benchmorph.models.prompts import Request
-from benchmorph.morph.transform import ProgressFactory, no_progress
 
 HEURISTIC = "heuristic"
 PERCENTILES = (25, 50, 75, 95)

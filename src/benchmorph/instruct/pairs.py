@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.execution.compare import outputs_match
 from benchmorph.execution.engine import Engine
@@ -37,7 +38,6 @@ from benchmorph.instruct.records import (
 )
 from benchmorph.models import GenerationParams, LLMCache, ModelSpec, embed, parse_spec
 from benchmorph.models.ask import ask
-from benchmorph.morph.transform import ProgressFactory, no_progress
 from benchmorph.validation.distances import description_distance, solution_distance
 
 Notify = Callable[[str], None]

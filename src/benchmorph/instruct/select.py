@@ -38,6 +38,7 @@ from typing import Literal
 
 import numpy as np
 
+from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.errors import InputError
 from benchmorph.instruct.kcenter import pick_lazy
 from benchmorph.instruct.nearest import covering_radius_sq, nearest_centers, paired_sq_distances
@@ -48,7 +49,6 @@ from benchmorph.instruct.projection import (
     transform_rows,
     working_dtype,
 )
-from benchmorph.morph.transform import ProgressFactory, no_progress
 
 Method = Literal["kcenter", "difficulty", "random"]
 Metric = Literal["euclidean", "cosine"]

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.errors import InputError
 from benchmorph.instruct.embeddings import base_embeddings, pair_embeddings
 from benchmorph.instruct.records import InstructSample, Pair
 from benchmorph.instruct.select import SelectionResult, select_pairs
 from benchmorph.models import LLMCache, ModelSpec
-from benchmorph.morph.transform import ProgressFactory, no_progress
 
 
 def difficulty_of(pairs: Sequence[Pair]) -> list[float]:

@@ -8,17 +8,16 @@ cache, retries, concurrency and the "never pay twice" rule.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmorph.core.progress import Advance
 from benchmorph.models.backends import Backend, GenerationError, make_backend
 from benchmorph.models.cache import CachedAnswer, LLMCache, hash_key
 from benchmorph.models.params import GenerationParams, RetryPolicy
 from benchmorph.models.prompts import Request
 from benchmorph.models.spec import ModelSpec
-
-Progress = Callable[[int], None]
 
 
 @dataclass
@@ -68,7 +67,7 @@ async def aask(
     concurrency: int | None = None,
     policy: RetryPolicy | None = None,
     api_key_env: str | None = None,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
 ) -> AskReport:
     """``params.n`` answers per request; cached answers are never asked again, failures are not cached."""
     slots: dict[str, Answer] = {}

@@ -9,9 +9,10 @@ their sample (``Sample.error``) and the run goes on.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Sample
 from benchmorph.models.ask import Answer, aask
 from benchmorph.models.backends import Backend
@@ -20,8 +21,6 @@ from benchmorph.models.cache import LLMCache
 from benchmorph.models.params import GenerationParams, RetryPolicy
 from benchmorph.models.prompts import answer_to_code, build_request
 from benchmorph.models.spec import ModelSpec
-
-Progress = Callable[[int], None]
 
 
 @dataclass
@@ -85,7 +84,7 @@ async def agenerate(
     concurrency: int | None = None,
     policy: RetryPolicy | None = None,
     api_key_env: str | None = None,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
 ) -> GenerationReport:
     """Generate ``params.n`` samples per problem (the async core; see :func:`generate`)."""
     if spec.is_baseline:

@@ -3,7 +3,7 @@
 ``finalize_variants`` prepares each draft in the sandbox (the variant's
 outputs come from running its own reference on the inherited inputs),
 rewrites the worked examples of its description to agree with that
-reference, runs the quality checks of ``benchmorph.validation.quality``, and
+reference, runs the quality checks of ``benchmorph.validation.checks.base``, and
 writes provenance.  Every draft comes back as a candidate with a status, the
 check that decided it and a one-line reason; only accepted ones are variants.
 """
@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Variant
 from benchmorph.execution.engine import Engine
-from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED, Advance
-from benchmorph.validation.example_check import Recomputed, kept_examples_disagree, recompute_examples
+from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED
+from benchmorph.validation.checks.base import CheckInput, Edit, changed_fraction, run_checks
+from benchmorph.validation.examples.recompute import Recomputed, kept_examples_disagree, recompute_examples
 from benchmorph.validation.lost_power import PowerProbe, restore_test_power
-from benchmorph.validation.quality import CheckInput, Edit, changed_fraction, run_checks
 
 
 @dataclass

@@ -22,7 +22,7 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.models import TestCase, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.validation.distances import description_text
-from benchmorph.validation.example_check import with_recomputed_examples
+from benchmorph.validation.examples.recompute import with_recomputed_examples
 
 COLUMNS = [
     "original_id",

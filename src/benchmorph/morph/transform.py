@@ -16,8 +16,7 @@ import os
 import pkgutil
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -25,14 +24,12 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.errors import InputError
+from benchmorph.data.formats.native import write_native
 from benchmorph.data.models import Problem, Variant
-from benchmorph.data.native import write_native
 from benchmorph.execution.engine import Engine
 from benchmorph.models import GenerationParams, LLMCache
-
-Advance = Callable[[int], None]
-ProgressFactory = Callable[[str, "int | None"], AbstractContextManager[Advance]]
 
 # What a candidate's provenance["status"] may say.
 ACCEPTED = "accepted"
@@ -40,29 +37,10 @@ REJECTED = "rejected"
 NEEDS_REVIEW = "needs_review"
 
 
-@contextmanager
-def no_progress(description: str, total: int | None) -> Iterator[Advance]:
-    """The progress factory for library callers that want none."""
-    yield lambda count=1: None
-
-
 class TransformOptions(BaseModel):
     """Base of a transform's own options; unknown names are an error, not silently ignored."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-def derived_variant(parent: Problem, **fields: Any) -> Variant:
-    """A variant of ``parent``: the fields given (id, transform, label, provenance at least), every other field
-    the parent's, and a source naming the parent.  A parent that is itself a variant passes on none of its
-    own lineage (parent_id, transform, label, provenance)."""
-    dropped = {"source", "parent_id", "transform", "label", "provenance", *fields}
-    return Variant(
-        **parent.model_dump(exclude=dropped),
-        source={"benchmark": parent.source.get("benchmark"), "derived_from": parent.id},
-        parent_id=parent.id,
-        **fields,
-    )
 
 
 @dataclass
@@ -172,9 +150,9 @@ def discover() -> None:
     if _discovered:
         return
     _discovered = True
-    package = importlib.import_module("benchmorph.morph")
+    package = importlib.import_module("benchmorph.morph.transforms")
     for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"benchmorph.morph.{module.name}")
+        importlib.import_module(f"benchmorph.morph.transforms.{module.name}")
     for entry in entry_points(group="benchmorph.transforms"):
         try:
             entry.load()

@@ -1,21 +1,15 @@
-"""Validation layer: how far a variant moved (D_Q, D_S) and whether execution backs it up."""
+"""Judging variants and originals: how far a variant moved (D_Q, D_S), its worked examples, the
+registered quality checks, and whether execution backs it up.  Public names load lazily."""
 
-from benchmorph.validation.distances import description_distance, prose, solution_distance
-from benchmorph.validation.testgen import AugmentOptions, AugmentResult, augment_benchmark, augment_problem
-from benchmorph.validation.types import Signature, TypeExpr, admits, infer_signature, infer_type, infer_types
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "AugmentOptions",
-    "AugmentResult",
-    "Signature",
-    "TypeExpr",
-    "admits",
-    "augment_benchmark",
-    "augment_problem",
-    "description_distance",
-    "infer_signature",
-    "infer_type",
-    "infer_types",
-    "prose",
-    "solution_distance",
-]
+from benchmorph.core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from benchmorph.validation.distances import description_distance, prose, solution_distance
+
+_EXPORTS = dict.fromkeys(
+    ("description_distance", "prose", "solution_distance"), "benchmorph.validation.distances"
+)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["description_distance", "prose", "solution_distance"]

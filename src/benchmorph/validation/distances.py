@@ -13,8 +13,8 @@ import ast
 from rapidfuzz.distance import Levenshtein
 
 from benchmorph.models.prompts import parse_prompt_stub
-from benchmorph.validation.examples import ExampleScan, scan_examples
-from benchmorph.validation.statement_examples import STATEMENT_KINDS, statement_prose
+from benchmorph.validation.examples.scan import ExampleScan, scan_examples
+from benchmorph.validation.examples.statements import STATEMENT_KINDS, statement_prose
 
 
 def _char_offset(lines: list[str], lineno: int, col_bytes: int) -> int:

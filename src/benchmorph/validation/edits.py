@@ -6,7 +6,7 @@ last and last digits"), does it still read as English ("start with a given
 suffix"), did the code edit hit the one construct the sentence talks about
 (not one of two sorts), and did anything that still states the old property
 stay behind (a comment, a clamp).  This module answers them; the checks in
-``benchmorph.validation.quality`` turn the answers into findings.
+``benchmorph.validation.checks.base`` turn the answers into findings.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 import tokenize
 
 from benchmorph.validation.distances import prose
-from benchmorph.validation.examples import scan_examples
+from benchmorph.validation.examples.scan import scan_examples
 
 # The two sides of each rule family: an edit moves a word from one side to the other.
 FAMILY_SIDES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

@@ -26,11 +26,11 @@ from typing import Any
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.compare import values_match
 from benchmorph.execution.engine import Engine, Job
+from benchmorph.testgen.mutants import Mutant, mutants
+from benchmorph.testgen.mutation import mutation_stream
+from benchmorph.testgen.types import infer_signature
 from benchmorph.validation.edits import node_offsets, node_span, parse
-from benchmorph.validation.input_mutation import mutation_stream
-from benchmorph.validation.mutants import Mutant, mutants
 from benchmorph.validation.ties import tie_able, tie_probe
-from benchmorph.validation.types import infer_signature
 
 MIN_SEARCH = 20
 

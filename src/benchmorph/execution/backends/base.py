@@ -12,11 +12,11 @@ import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Verdict
 from benchmorph.execution.engine import Engine, Job, PrepareReport
 from benchmorph.execution.limits import Limits
 
-Progress = Callable[[int], None]
 BackendName = Literal["local", "ray"]
 BACKENDS: tuple[str, ...] = ("local", "ray")
 
@@ -48,12 +48,12 @@ class ExecutionBackend(Protocol):
 
     def check_sandbox(self) -> str: ...
 
-    def prepare(self, problems: Sequence[Problem], progress: Progress | None = None) -> PrepareReport: ...
+    def prepare(self, problems: Sequence[Problem], progress: Advance | None = None) -> PrepareReport: ...
 
     def evaluate(
         self,
         jobs: Sequence[Job],
-        progress: Progress | None = None,
+        progress: Advance | None = None,
         on_verdict: Callable[[int, Verdict], None] | None = None,
     ) -> list[Verdict]: ...
 
@@ -85,13 +85,13 @@ class LocalBackend:
     def check_sandbox(self) -> str:
         return self.engine.check_sandbox()
 
-    def prepare(self, problems: Sequence[Problem], progress: Progress | None = None) -> PrepareReport:
+    def prepare(self, problems: Sequence[Problem], progress: Advance | None = None) -> PrepareReport:
         return self.engine.prepare(problems, progress)
 
     def evaluate(
         self,
         jobs: Sequence[Job],
-        progress: Progress | None = None,
+        progress: Advance | None = None,
         on_verdict: Callable[[int, Verdict], None] | None = None,
     ) -> list[Verdict]:
         return self.engine.evaluate(jobs, progress, on_verdict)

@@ -43,6 +43,7 @@ import ray
 from ray.exceptions import NodeDiedError, ObjectLostError, RayActorError, RayTaskError, WorkerCrashedError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Verdict
 from benchmorph.execution.backends.base import BackendLost, BackendUnavailable
 from benchmorph.execution.backends.node import BatchItem, NodeExecutor, problem_digest
@@ -50,7 +51,6 @@ from benchmorph.execution.engine import Engine, Job, PrepareReport
 from benchmorph.execution.limits import Limits
 from benchmorph.execution.sandbox import SandboxUnavailable, requested_sandbox
 
-Progress = Callable[[int], None]
 NAMESPACE = "benchmorph"
 # Failures that mean "the actor or its node is gone", not "the code raised": the work is retried.
 LOST = (RayActorError, WorkerCrashedError, NodeDiedError, ObjectLostError)
@@ -291,7 +291,7 @@ class RayBackend:
     def verdict_key(self, job: Job) -> str:
         return self._keys.verdict_key(job, sandbox=[self._sandbox, self.memory_mode])
 
-    def prepare(self, problems: Sequence[Problem], progress: Progress | None = None) -> PrepareReport:
+    def prepare(self, problems: Sequence[Problem], progress: Advance | None = None) -> PrepareReport:
         """Reference outputs and times, each problem measured once on some node (its cache by content hash)."""
         chunks = [list(problems[i : i + 8]) for i in range(0, len(problems), 8)]
         reports: list[PrepareReport | None] = [None] * len(chunks)
@@ -318,7 +318,7 @@ class RayBackend:
     def evaluate(
         self,
         jobs: Sequence[Job],
-        progress: Progress | None = None,
+        progress: Advance | None = None,
         on_verdict: Callable[[int, Verdict], None] | None = None,
     ) -> list[Verdict]:
         """One verdict per job, in order; each handed to ``on_verdict`` once, as its batch returns."""

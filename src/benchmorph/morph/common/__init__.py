@@ -1,0 +1,1 @@
+"""What several transform families share: derived variants, prompt surgery, the LLM judge, scenarios."""

@@ -1,0 +1,5 @@
+"""The evolve family."""
+
+from benchmorph.morph.transforms.evolve.evolve import EvolveTransform
+
+__all__ = ["EvolveTransform"]

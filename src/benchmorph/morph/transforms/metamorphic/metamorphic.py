@@ -1,0 +1,426 @@
+"""The ``metamorphic`` transform (DyCodeEval): K meaning-preserving rewrites of every seed problem.
+
+A contaminated model scores high on a problem it has seen and low on the same
+problem told differently; a model that reasons scores the same.  This
+transform makes the "told differently" part: each variant keeps the parent's
+algorithm, reference behaviour and test inputs (every output must stay the
+same: ``Draft(outputs="keep")``), and changes only the text a model reads.
+
+Two generators propose the rewrites:
+
+- ``--generator rules`` (default, offline, deterministic by ``--seed``):
+  ``benchmorph.morph.transforms.metamorphic.rules`` renames parameters (and, with
+  ``--rename-entry-point``, the function), wraps the description in a scenario
+  sentence and rephrases its fixed opening;
+- ``--generator SPEC``: the LLM agents of ``benchmorph.morph.transforms.metamorphic.agents``
+  (scenario pool, contexts, rewriter, judge), imported only on this branch.
+
+Either way every proposal ends in the shared ``finalize_variants``; the
+variants carry their per-seed acceptance (``seed_acceptance``) and their
+BLEU-4 diversity (``bleu_external`` against the original, ``bleu_internal``
+among the variants of one seed) in provenance, summarised in the report notes.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import Field
+
+from benchmorph.data.errors import InputError
+from benchmorph.data.models import Problem, TestCase, Variant
+from benchmorph.models.embed import embed
+from benchmorph.morph.finalize import Draft, decided, finalize_variants
+from benchmorph.morph.transform import (
+    ACCEPTED,
+    REJECTED,
+    MorphContext,
+    MorphReport,
+    Transform,
+    TransformOptions,
+    register_transform,
+)
+from benchmorph.morph.transforms.metamorphic.rules import (
+    RuleVariant,
+    applicable_templates,
+    check_signature,
+    propose_variants,
+)
+from benchmorph.testgen.types import infer_signature
+from benchmorph.validation.checks.base import CHECKS
+from benchmorph.validation.diversity import (
+    collision_probability,
+    embedding_similarity,
+    measure,
+    with_diversity,
+)
+from benchmorph.validation.examples.recompute import scan_problem
+from benchmorph.validation.examples.scan import same_value
+
+TRANSFORM = "metamorphic"
+RULES = "rules"
+AGENTS_MODULE = "benchmorph.morph.transforms.metamorphic.agents"
+
+
+class MetamorphicOptions(TransformOptions):
+    generator: str = Field(RULES, min_length=1, description="'rules' (offline) or an LLM model spec.")
+    variants: int = Field(5, ge=1, description="Variants per seed problem (K).")
+    scenarios: int = Field(50, ge=1, description="LLM generator: size of the scenario pool.")
+    retries: int = Field(3, ge=0, description="LLM generator: regenerations of a failed variant.")
+    rename_entry_point: bool = Field(False, description="Rules generator: rename the function too.")
+    judge: str | None = Field(None, description="LLM generator: judge model spec (default: the generator).")
+    embedder: str | None = Field(
+        None,
+        description="Embedder: scenario de-duplication (LLM generator) and the variants' embedding similarity.",
+    )
+    concurrency: int | None = Field(None, ge=1, description="LLM generator: requests in flight.")
+
+
+def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
+    """The Variant a rules proposal stands for: inputs inherited, outputs to be recomputed."""
+    provenance: dict[str, Any] = {
+        "generator": RULES,
+        "template": proposal.template,
+        "scenario": proposal.scenario,
+        "phrasing": proposal.phrasing,
+        "renames": proposal.renames,
+        "seed": seed,
+        "index": proposal.index,
+        "parent_prompt": parent.prompt,
+        "review_status": "unreviewed",
+    }
+    if proposal.entry_point != parent.entry_point:
+        provenance["renamed_from"] = parent.entry_point
+    return Variant(
+        **parent.model_dump(
+            exclude={"id", "entry_point", "prompt", "reference", "tests", "source", "contract"}
+        ),
+        id=f"{parent.id}/meta-{proposal.index}",
+        entry_point=proposal.entry_point,
+        prompt=proposal.prompt,
+        reference=proposal.reference,
+        contract=proposal.contract,
+        tests=[TestCase(input=test.input, origin=test.origin) for test in parent.tests],
+        source={"benchmark": parent.source.get("benchmark"), "derived_from": parent.id},
+        parent_id=parent.id,
+        transform=TRANSFORM,
+        label="metamorphic",
+        provenance=provenance,
+    )
+
+
+def examples_changed(parent: Problem, variant: Variant) -> str | None:
+    """Why the variant's worked examples are not the parent's (arguments and claimed values), or None.
+
+    ``finalize_variants`` rewrites an example to agree with the reference, so
+    an argument a rename reached into would be silently "fixed"; a rewrite
+    must leave every example as it was.
+    """
+    old, new = scan_problem(parent), scan_problem(variant)
+    if len(old.examples) != len(new.examples):
+        return f"the parent shows {len(old.examples)} examples, the variant {len(new.examples)}"
+    if len(old.unverifiable) != len(new.unverifiable):
+        return f"the parent shows {len(old.unverifiable)} explained examples, the variant {len(new.unverifiable)}"
+    for before, after in zip(old.examples, new.examples, strict=True):
+        try:
+            same = same_value(list(before.args), list(after.args)) and same_value(
+                before.claimed(), after.claimed()
+            )
+        except ValueError:
+            same = before.expected_text == after.expected_text and before.args == after.args
+        if not same:
+            if before.expected_text != after.expected_text:
+                return f"an example's answer changed: {before.expected_text!r} -> {after.expected_text!r}"
+            return f"an example's arguments changed: {before.args!r} -> {after.args!r}"
+    return None
+
+
+# The worked examples of a rewording are the parent's, unchanged (``examples_changed``); re-reading them
+# would reject a variant for an explained example its parent shows too.  The output checks compare the
+# variant's outputs with the parent's and can only fire where they differ, which a rewording's never do
+# (``outputs="keep"``): skipped, because on MBPP+'s large outputs they cost minutes per benchmark.
+OUTPUT_CHECKS = frozenset(
+    {
+        "degenerate-outputs",
+        "few-changes",
+        "dominant-output",
+        "fewer-distinct",
+        "uniform-elements",
+        "echoes-input",
+        "trivial-baseline",
+    }
+)
+UNCHECKED = frozenset({"examples"}) | OUTPUT_CHECKS
+# Checks that read only the variant's own text and tests, so a parent can fail them too (parent_findings).
+PARENT_RELATIVE = frozenset({"unexplained-parameter"})
+
+
+def checks() -> list[str]:
+    """The quality checks a metamorphic draft runs: every registered one but :data:`UNCHECKED`."""
+    return [name for name in CHECKS if name not in UNCHECKED]
+
+
+def parent_findings(parent: Problem, variant: Variant, names: Sequence[str]) -> list[str]:
+    """The checks among ``names`` the parent itself fails, read as if it were the variant.
+
+    A rewording inherits its parent's tests and meaning, so a defect of the
+    parent (MBPP's unexplained ``N``: Mbpp/101, 556, 559, 564, 597, 644) is
+    neither caused nor cured by it; holding the variant would drop the seed
+    from the dynamic benchmark while it stays in the static one.  Such checks
+    are skipped for that draft and named in ``provenance.parent_findings``.
+    """
+    from benchmorph.validation.checks.base import CheckInput
+
+    as_parent = variant.model_copy(
+        update={"prompt": parent.prompt, "reference": parent.reference, "entry_point": parent.entry_point}
+    )
+    item = CheckInput(variant=as_parent, parent=parent)
+    return [name for name in names if CHECKS[name](item) is not None]
+
+
+def rules_drafts(
+    parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool
+) -> tuple[list[Draft], list[Variant], list[str]]:
+    """Drafts of the rules generator for prepared parents: (drafts, rejected records, skip notes)."""
+    drafts: list[Draft] = []
+    records: list[Variant] = []
+    skipped: list[str] = []
+    for parent in parents:
+        proposal = propose_variants(parent, variants, seed, rename_entry_point=rename_entry_point)
+        if proposal.skipped is not None and not proposal.variants:
+            skipped.append(f"{parent.id} ({proposal.skipped})")
+            continue
+        for rule_variant, check, reason in proposal.rejected:
+            records.append(decided(_variant(parent, rule_variant, seed), REJECTED, check, reason))
+        for rule_variant in proposal.variants:
+            variant = _variant(parent, rule_variant, seed)
+            problem = check_signature(parent, variant.prompt, variant.reference, variant.entry_point)
+            if problem is not None:
+                records.append(decided(variant, REJECTED, "signature", problem))
+                continue
+            changed = examples_changed(parent, variant)
+            if changed is not None:
+                records.append(decided(variant, REJECTED, "examples-changed", changed))
+                continue
+            names = checks()
+            inherited = parent_findings(parent, variant, [name for name in names if name in PARENT_RELATIVE])
+            if inherited:
+                names = [name for name in names if name not in inherited]
+                variant = _stamp(variant, "parent_findings", inherited)
+            drafts.append(
+                Draft(variant, parent, outputs="keep", failed_inputs="reject", examples="keep", checks=names)
+            )
+    return drafts, records, skipped
+
+
+def llm_drafts(
+    problems: Sequence[Problem], ctx: MorphContext, options: MetamorphicOptions, notes: list[str]
+) -> tuple[list[Draft], list[Variant]]:
+    """The LLM agents' drafts, imported only now: the rules generator works without them."""
+    try:
+        agents = importlib.import_module(AGENTS_MODULE)
+    except ImportError as exc:
+        raise InputError(
+            f"metamorphic --generator {options.generator}: the LLM generator ({AGENTS_MODULE}) cannot be "
+            f"imported ({exc}); use --generator rules"
+        ) from None
+    function = getattr(agents, "llm_metamorphic_drafts", None)
+    if function is None:
+        raise InputError(
+            f"metamorphic --generator {options.generator}: {AGENTS_MODULE} has no llm_metamorphic_drafts; "
+            "use --generator rules"
+        )
+    drafts, records = function(
+        problems,
+        ctx,
+        variants=options.variants,
+        scenarios=options.scenarios,
+        retries=options.retries,
+        notes=notes,
+    )
+    return list(drafts), list(records)
+
+
+def acceptance(candidates: Sequence[Variant], asked: int) -> dict[str, dict[str, Any]]:
+    """Per seed problem: {accepted, variants (asked), attempts (candidates considered), rate}."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for candidate in candidates:
+        counts[candidate.parent_id][1] += 1
+        counts[candidate.parent_id][0] += int(candidate.provenance.get("status") == ACCEPTED)
+    return {
+        parent: {
+            "accepted": accepted,
+            "variants": asked,
+            "attempts": attempts,
+            "rate": round(min(accepted, asked) / asked, 4) if asked else 0.0,
+        }
+        for parent, (accepted, attempts) in counts.items()
+    }
+
+
+def _stamp(variant: Variant, key: str, value: Any) -> Variant:
+    return variant.model_copy(update={"provenance": {**variant.provenance, key: value}})
+
+
+def publish(
+    parents: Sequence[Problem],
+    drafts: Sequence[Draft],
+    records: Sequence[Variant],
+    ctx: MorphContext,
+    variants: int,
+    notes: list[str],
+) -> MorphReport:
+    """Finalize the drafts, measure diversity, record acceptance per seed: the report both generators end in."""
+    with ctx.progress(f"metamorphic: check {len(drafts)} variants", len(drafts)) as advance:
+        finalized = finalize_variants(drafts, ctx.engine, advance)
+    by_id = {parent.id: parent for parent in parents}
+    diversity = measure(finalized.variants, by_id)
+    accepted = {variant.id for variant in finalized.variants}
+    candidates = [*records, *finalized.candidates]
+    rates = acceptance(candidates, variants)
+    own = [
+        candidate
+        if "seed_acceptance" in candidate.provenance
+        else _stamp(candidate, "seed_acceptance", rates[candidate.parent_id])
+        for candidate in candidates
+    ]
+    # The memorizer baseline and the review export read the original's prompt from provenance; the
+    # rules generator records it, the LLM agents may not.
+    own = [
+        candidate
+        if "parent_prompt" in candidate.provenance or candidate.parent_id not in by_id
+        else _stamp(candidate, "parent_prompt", by_id[candidate.parent_id].prompt)
+        for candidate in own
+    ]
+    own = with_diversity(own, diversity)
+    own = _with_collisions(own, parents, ctx, variants, notes)
+    own = _with_embedding_similarity(own, finalized.variants, by_id, ctx, notes)
+    order = {parent.id: position for position, parent in enumerate(parents)}
+    own.sort(key=lambda variant: (order.get(variant.parent_id, len(order)), variant.id))
+    published = [candidate for candidate in own if candidate.id in accepted]
+    if rates:
+        mean = sum(value["rate"] for value in rates.values()) / len(rates)
+        full = sum(1 for value in rates.values() if value["accepted"] >= variants)
+        lowest = sorted(rates.items(), key=lambda item: (item[1]["rate"], item[0]))[:5]
+        notes.append(
+            f"acceptance per seed problem: mean {mean:.3f}; {full} of {len(rates)} seeds have all {variants} "
+            "variants; lowest: " + ", ".join(f"{pid} {value['rate']:.2f}" for pid, value in lowest)
+        )
+    notes.append(diversity.summary())
+    return MorphReport(TRANSFORM, published, own, parents=len(parents), notes=notes)
+
+
+def _with_collisions(
+    candidates: list[Variant], parents: Sequence[Problem], ctx: MorphContext, k: int, notes: list[str]
+) -> list[Variant]:
+    """Each candidate's seed's expected collision probability, from the pool its scenarios are drawn from."""
+    options = ctx.options if isinstance(ctx.options, MetamorphicOptions) else MetamorphicOptions()
+    pools: dict[str, int] = {}
+    for parent in parents:
+        if options.generator != RULES:
+            pools[parent.id] = options.scenarios
+            continue
+        try:
+            pools[parent.id] = len(applicable_templates(infer_signature(parent)))
+        except Exception:  # noqa: BLE001 - a seed whose inputs cannot be typed has no template pool
+            continue
+    chances = {pid: round(collision_probability(pool, k), 4) for pid, pool in pools.items()}
+    if chances:
+        what = "scenario pool" if options.generator != RULES else "templates that fit the seed's types"
+        notes.append(
+            f"expected collision probability (two independent sets of {k} variants of a seed share a "
+            f"{'scenario' if options.generator != RULES else 'template'}; {what}): "
+            f"mean {sum(chances.values()) / len(chances):.3f} over {len(chances)} seeds"
+        )
+    return [
+        _stamp(candidate, "collision_probability", chances[candidate.parent_id])
+        if candidate.parent_id in chances
+        else candidate
+        for candidate in candidates
+    ]
+
+
+def _with_embedding_similarity(
+    candidates: list[Variant],
+    accepted: Sequence[Variant],
+    parents: Mapping[str, Problem],
+    ctx: MorphContext,
+    notes: list[str],
+) -> list[Variant]:
+    """With ``--embedder``: each accepted variant's description embedding similarity with its original's."""
+    options = ctx.options if isinstance(ctx.options, MetamorphicOptions) else MetamorphicOptions()
+    if not options.embedder:
+        notes.append("embedding similarity to the originals: not measured (pass --embedder SPEC)")
+        return candidates
+    similarity = embedding_similarity(
+        accepted, parents, lambda texts: embed(texts, options.embedder or "local", ctx.cache)
+    )
+    if similarity:
+        notes.append(
+            f"embedding similarity of descriptions to the originals ({options.embedder}): mean "
+            f"{sum(similarity.values()) / len(similarity):.3f}"
+        )
+    return [
+        _stamp(candidate, "embedding_similarity", similarity[candidate.id])
+        if candidate.id in similarity
+        else candidate
+        for candidate in candidates
+    ]
+
+
+@register_transform
+class MetamorphicTransform(Transform):
+    """DyCodeEval's metamorphic rewrites: K variants per seed problem that a model must solve alike.
+
+    Contract: applies to ``function`` problems (others are skipped with the
+    reason).  A variant changes only the text a model reads (scenario,
+    wording, and with the rules generator parameter names, plus the function
+    name under ``--rename-entry-point``); it keeps the parent's test inputs,
+    and its reference must reproduce every parent output on them
+    (``finalize_variants`` with outputs kept), its prompt must parse, its
+    signature keep the parent's arity and its worked examples stay as they
+    were.  Variants are labelled ``metamorphic`` with ids
+    ``<parent>/meta-<i>``; each records its generator, scenario or template,
+    seed, renames, per-seed acceptance and BLEU-4 diversity.
+    """
+
+    name = TRANSFORM
+    summary = "meaning-preserving rewrites, K per problem (DyCodeEval); offline 'rules' or an LLM generator"
+    Options = MetamorphicOptions
+
+    def uses_llm(self, options: TransformOptions) -> bool:
+        return isinstance(options, MetamorphicOptions) and options.generator != RULES
+
+    def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
+        options = ctx.options
+        assert isinstance(options, MetamorphicOptions)
+        notes: list[str] = []
+        functions = [problem for problem in problems if problem.kind == "function"]
+        others = [problem for problem in problems if problem.kind != "function"]
+        if others:
+            shown = ", ".join(f"{problem.id} ({problem.kind})" for problem in others[:10])
+            more = f" and {len(others) - 10} more" if len(others) > 10 else ""
+            notes.append(
+                f"{len(others)} problems skipped: only function problems are rewritten: {shown}{more}"
+            )
+        if options.generator != RULES:
+            drafts, records = llm_drafts(functions, ctx, options, notes)
+            parents = [draft.parent for draft in drafts]
+            known = {parent.id: parent for parent in parents}
+            ordered = [known.get(problem.id, problem) for problem in functions]
+            return publish(ordered, drafts, records, ctx, options.variants, notes)
+        with ctx.progress(f"metamorphic: references of {len(functions)} problems", len(functions)) as advance:
+            prepared = ctx.engine.prepare(functions, advance)
+        for problem_id, reason in sorted(prepared.unusable.items()):
+            notes.append(f"{problem_id} skipped: its reference cannot be run ({reason})")
+        drafts, records, skipped = rules_drafts(
+            prepared.problems, ctx.seed, options.variants, options.rename_entry_point
+        )
+        if skipped:
+            notes.append(f"{len(skipped)} problems skipped by the rules generator: " + "; ".join(skipped))
+        report = publish(prepared.problems, drafts, records, ctx, options.variants, notes)
+        report.parents = len(problems)
+        return report

@@ -1,0 +1,5 @@
+"""The mine family."""
+
+from benchmorph.morph.transforms.mine.mine import MineTransform
+
+__all__ = ["MineTransform"]

@@ -1,0 +1,1 @@
+"""Quality checks: small registered functions, one module per subject."""

@@ -1,0 +1,1 @@
+"""Worked examples in a description: found (scan), read from statements, recomputed against a reference."""
