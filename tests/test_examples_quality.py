@@ -295,7 +295,6 @@ def test_doctest_equals_examples_keep_their_value_on_the_same_line_humaneval_128
             Draft(
                 _draft(roman_parent, upper.prompt, upper.reference, "examples"),
                 roman_parent,
-                checks=["examples"],
             )
         ],
         engine,
@@ -316,7 +315,7 @@ def test_doctest_equals_examples_keep_their_value_on_the_same_line_humaneval_128
         transform="test",
         label="ctf",
     )
-    (done,) = finalize_variants([Draft(draft, parent, checks=["examples"])], engine).candidates
+    (done,) = finalize_variants([Draft(draft, parent)], engine).candidates
     assert done.provenance["status"] == "accepted", done.provenance
     # The review saw "-16" on a line of its own under "== -9"; it belongs in place of the -9.
     assert ">>> prod_signs([1, 2, 2, -4]) == -16\n    >>> prod_signs([0, 1]) == 0\n" in done.prompt
@@ -362,9 +361,7 @@ def test_a_variant_whose_examples_do_not_show_the_change_is_held_for_review(huma
     parent = engine.prepare([humaneval["HumanEval/108"]]).problems[0]
     (candidate,) = [c for c in propose(parent) if c.rule.name == "aggregate:sum>product"]
     variant = _draft(parent, candidate.prompt, candidate.reference, "flag")
-    (flagged,) = finalize_variants(
-        [Draft(variant, parent, checks=["examples-show-change"])], engine
-    ).candidates
+    (flagged,) = finalize_variants([Draft(variant, parent)], engine).candidates
     assert flagged.provenance["status"] == "needs_review"
     assert flagged.provenance["check"] == "examples-show-change"
     # The same change on a parent without examples: nothing to show, nothing to flag.
@@ -379,9 +376,7 @@ def test_a_variant_whose_examples_do_not_show_the_change_is_held_for_review(huma
         "bare",
     )
     assert not scan_problem(bare).has_examples
-    (kept,) = finalize_variants(
-        [Draft(bare, bare_parent, checks=["examples-show-change"])], engine
-    ).candidates
+    (kept,) = finalize_variants([Draft(bare, bare_parent)], engine).candidates
     assert kept.provenance["status"] == "accepted", kept.provenance
     # Mined with every check, it is never published as it stands.
     mined = _mined(["HumanEval/108"], humaneval, engine)["HumanEval/108"]

@@ -292,7 +292,7 @@ def test_a_rewrite_whose_reference_changes_an_output_is_rejected(engine: Engine)
         parent,
         outputs="keep",
         examples="keep",
-        checks=metamorphic.checks(),
+        parent_defects="record",
     )
     report = metamorphic.publish([parent], drafts, records, MorphContext(engine=engine), 2, [])
     assert [v.id for v in report.variants] == ["HumanEval/60/meta-0"]

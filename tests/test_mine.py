@@ -356,7 +356,8 @@ def test_third_review_findings(
 
 def test_an_unexplained_length_argument_is_held(mbpp: dict[str, Problem]) -> None:
     # Mbpp/556 find_Even_Pair(A, N): N is len(A) in only some tests and the text never mentions it.
-    from benchmorph.validation.checks.base import CheckInput, unexplained_parameter
+    from benchmorph.validation.checks.base import CheckInput
+    from benchmorph.validation.checks.parameters import unexplained_parameter
 
     parent = mbpp["Mbpp/556"]
     finding = unexplained_parameter(CheckInput(variant=parent, parent=parent))

@@ -16,7 +16,7 @@ from rich.table import Table
 from benchmorph.cli.progress import progress_bar
 
 if TYPE_CHECKING:
-    from benchmorph.evaluation.runs import Notice
+    from benchmorph.core.notices import Notice
     from benchmorph.execution.backends import ExecutionBackend
     from benchmorph.execution.engine import Engine
     from benchmorph.report.files import ReportFiles
@@ -193,7 +193,7 @@ def make_executor(
     test_details: bool = True,
 ) -> ExecutionBackend:
     """The engine (``--backend local``) or the Ray backend, its sandbox checked on every node now."""
-    from benchmorph.evaluation.runs import Notice
+    from benchmorph.core.notices import Notice
     from benchmorph.execution.backends import BackendUnavailable, make_backend
     from benchmorph.execution.limits import Limits
 

@@ -17,7 +17,11 @@ Advance = Callable[[int], None]
 ProgressFactory = Callable[[str, "int | None"], AbstractContextManager[Advance]]
 
 
+def _ignore(count: int = 1) -> None:
+    """An ``Advance`` that counts nothing."""
+
+
 @contextmanager
 def no_progress(description: str, total: int | None) -> Iterator[Advance]:
     """Shows nothing."""
-    yield lambda count=1: None
+    yield _ignore

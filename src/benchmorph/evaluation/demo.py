@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmorph.core.notices import Notify
 from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.formats.native import write_native
 from benchmorph.data.models import Problem, Sample, Variant
 from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.evaluate import evaluate_samples, write_evaluation
-from benchmorph.evaluation.runs import Notify, prepare_problems, run_benchmark
+from benchmorph.evaluation.runs import prepare_problems, run_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.models import GenerationParams
 from benchmorph.morph.transforms.mine.mine import mine

@@ -10,11 +10,12 @@ long run reports it at once) and kept in the result.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from benchmorph.core.notices import Notice, Notify
 from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.models import Problem, Sample
 from benchmorph.data.registry import Benchmark
@@ -29,18 +30,6 @@ from benchmorph.models.generate import generate
 # How many failed requests are named one by one; the rest are counted, so a dead endpoint does not
 # bury the run's output under thousands of identical lines (all of them stay in the samples file).
 SHOWN_FAILURES = 10
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something the user should hear about.  ``info``: a status line; ``note``: data left out as
-    designed (inputs a contract rejects); ``warning``: something the user may have to check or fix."""
-
-    level: Literal["info", "note", "warning"]
-    text: str
-
-
-Notify = Callable[[Notice], None]
 
 
 @dataclass

@@ -3,9 +3,11 @@
 ``finalize_variants`` prepares each draft in the sandbox (the variant's
 outputs come from running its own reference on the inherited inputs),
 rewrites the worked examples of its description to agree with that
-reference, runs the quality checks of ``benchmorph.validation.checks.base``, and
-writes provenance.  Every draft comes back as a candidate with a status, the
-check that decided it and a one-line reason; only accepted ones are variants.
+reference, runs every registered quality check whose declared reads the draft
+offers (``benchmorph.validation.checks``), and writes provenance.  Every draft
+comes back as a candidate with a status, the check that decided it, a one-line
+reason and the names of the checks that ran on it; only accepted ones are
+variants.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED
-from benchmorph.validation.checks.base import CheckInput, Edit, changed_fraction, run_checks
+from benchmorph.validation.checks.base import CHECKS, CheckInput, Edit, Finding, changed_fraction, checks_for
 from benchmorph.validation.examples.recompute import Recomputed, kept_examples_disagree, recompute_examples
 from benchmorph.validation.lost_power import PowerProbe, restore_test_power
 
@@ -36,7 +38,16 @@ class Draft:
     ``outputs`` says whether the variant must change the parent's outputs
     (counterfactuals, evolutions), keep them (meaning-preserving rewrites),
     or either (``any``: a new problem verified on its own, such as an
-    evolution whose inputs need not be the parent's).
+    evolution whose inputs need not be the parent's).  ``twin`` says whether
+    the variant is its parent with one detail changed (a counterfactual), so
+    that its output changes measure that detail; an evolution that builds a
+    new problem from its parent is not.  ``parent_defects``: ``blame`` (a
+    finding is the variant's) or ``record`` (a rewording inherits its parent's
+    text and tests, so a finding the parent has too is recorded in
+    ``provenance["parent_findings"]`` and decides nothing).
+
+    Which quality checks run follows from :meth:`offers`: every registered
+    check whose declared reads the draft offers.
     """
 
     variant: Variant
@@ -44,12 +55,24 @@ class Draft:
     edit: Edit | None = None
     failed_inputs: Literal["reject", "flag"] = "reject"
     outputs: Literal["change", "keep", "any"] = "change"
-    checks: Sequence[str] | None = None  # quality checks to run (None: all registered)
     # "keep": the worked examples are the parent's, left as written (a rewording; the transform checks
     # that they did not change), so none is rewritten, and the "examples" check should be off; each is
     # still run, and a draft whose example disagrees with its reference is rejected (check "examples").
     examples: Literal["recompute", "keep"] = "recompute"
+    twin: bool = True
+    parent_defects: Literal["blame", "record"] = "blame"
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def offers(self) -> frozenset[str]:
+        """What the quality checks may read of this draft (``validation.checks.base.READS``)."""
+        offered = {"text", "outputs"}
+        if self.edit is not None:
+            offered.add("edit")
+        if self.examples == "recompute":
+            offered.add("examples")
+        if self.outputs == "change" and self.twin:
+            offered.add("changes")
+        return frozenset(offered)
 
 
 @dataclass
@@ -60,7 +83,7 @@ class Finalized:
 
 def decided(variant: Variant, status: str, check: str | None = None, reason: str | None = None) -> Variant:
     """The candidate record: the variant with its status, deciding check and reason in its provenance."""
-    provenance = {**variant.provenance, "status": status, "check": check, "reason": reason}
+    provenance = {"checks_run": [], **variant.provenance, "status": status, "check": check, "reason": reason}
     return variant.model_copy(update={"provenance": provenance})
 
 
@@ -75,6 +98,22 @@ def _probe_record(probe: PowerProbe) -> dict[str, Any]:
         "uncaught": probe.unkilled,  # after ``searched`` valid inputs: most likely equivalent
         "searched": probe.searched,
     }
+
+
+def _inherited(item: CheckInput, findings: Sequence[Finding]) -> list[str]:
+    """The checks among ``findings`` that the parent fails too, read as if it were the variant.
+
+    A rewording inherits its parent's tests and meaning, so a defect of the
+    parent (MBPP's unexplained ``N``: Mbpp/101, 556, 559, 564, 597, 644) is
+    neither caused nor cured by it; holding the variant would drop the seed
+    from the dynamic benchmark while it stays in the static one.
+    """
+    parent = item.parent
+    as_parent = item.variant.model_copy(
+        update={"prompt": parent.prompt, "reference": parent.reference, "entry_point": parent.entry_point}
+    )
+    twin = CheckInput(variant=as_parent, parent=parent)
+    return [finding.check for finding in findings if CHECKS[finding.check](twin) is not None]
 
 
 def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance | None = None) -> Finalized:
@@ -136,14 +175,26 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
         item.variant = new = new.model_copy(
             update={"provenance": {**new.provenance, "behavior_change": round(change, 4)}}
         )
-        findings = run_checks(item, draft.checks)
-        if not findings and draft.outputs == "change" and (draft.checks is None or POWER in draft.checks):
+        applicable = checks_for(draft.offers())
+        ran = [check.name for check in applicable if check.name != POWER]
+        findings = [finding for check in applicable if check.name != POWER and (finding := check(item))]
+        inherited: list[str] = []
+        if findings and draft.parent_defects == "record":
+            inherited = _inherited(item, findings)
+            findings = [finding for finding in findings if finding.check not in inherited]
+        power = next((check for check in applicable if check.name == POWER), None)
+        if not findings and power is not None:
             new, probe = restore_test_power(new, draft.parent, engine)
             item.variant = new = new.model_copy(
                 update={"provenance": {**new.provenance, "near_misses": _probe_record(probe)}}
             )
             item.extra["lost_power"] = probe.unkilled if probe.unsearched else []
-            findings = run_checks(item, [POWER])
+            ran.append(POWER)
+            findings = [finding for finding in [power(item)] if finding is not None]
+        stamp: dict[str, Any] = {"checks_run": ran}
+        if inherited:
+            stamp["parent_findings"] = inherited
+        new = new.model_copy(update={"provenance": {**new.provenance, **stamp}})
         rejects = [finding for finding in findings if finding.severity == "reject"]
         if rejects:
             outcome[index] = decided(new, REJECTED, rejects[0].check, rejects[0].reason)

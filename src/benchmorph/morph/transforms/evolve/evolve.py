@@ -60,9 +60,6 @@ from benchmorph.morph.transforms.evolve.llm import EvolveLlm, llm_evolve_drafts
 TRANSFORM = "evolve"
 TYPES = ("difficult", "creative", "subtle", "combine", "tool_use", "verbose", "concise", "decompose")
 RULE_TYPES = ("combine", "tool_use")
-# Quality checks that read outputs alone: the text and edit checks need a rule edit, and the
-# counterfactual checks (few-changes, near misses) compare with f, which a composition is not a twin of.
-COMBINE_CHECKS = ("degenerate-outputs", "dominant-output", "uniform-elements", "echoes-input")
 MIN_INPUTS = 3  # f's own inputs that must survive the composition before a pair is tried
 MAX_PARTNER_USES = 2  # a g composes with at most this many f's, so the set is not one g's variations
 
@@ -239,7 +236,7 @@ def propose_combine(parents: Sequence[Problem], engine: Engine, seed: int,
                 records.append(_seed_record(f, "combine", "compose", built))
                 continue
             variant = variant.model_copy(update={"prompt": built.prompt, "reference": built.reference})
-        drafts.append(Draft(variant=variant, parent=by_id[f.id], outputs="change", checks=COMBINE_CHECKS))
+        drafts.append(Draft(variant=variant, parent=by_id[f.id], outputs="change", twin=False))
         if advance is not None:
             advance(1)
     return drafts, records
@@ -269,7 +266,7 @@ def tool_use_from_combine(variant: Variant, parents: dict[str, Problem]) -> Draf
     tool = _variant(f, "tool_use", "-" + g.id.rsplit("/", 1)[-1], built.prompt, built.reference,
                     built.entry_point, [TestCase(input=t.input, origin=t.origin) for t in variant.tests],
                     [f.id, g.id], helpers=[f.entry_point], partner=g.id, from_combine=variant.id)  # fmt: skip
-    return Draft(variant=tool, parent=f, outputs="change", checks=COMBINE_CHECKS)
+    return Draft(variant=tool, parent=f, outputs="change", twin=False)
 
 
 # ----------------------------------------------------------------------------------------- tool_use
@@ -321,7 +318,11 @@ def propose_tool_use(parents: Sequence[Problem], engine: Engine) -> tuple[list[D
             variant = _variant(parent, "tool_use", "", prompt, reference, parent.entry_point,
                                [TestCase(input=t.input, origin=t.origin) for t in parent.tests], [parent.id],
                                helpers=[helper.name])  # fmt: skip
-            drafts.append(Draft(variant=variant, parent=parent, outputs="keep", examples="keep", checks=()))
+            drafts.append(
+                Draft(
+                    variant=variant, parent=parent, outputs="keep", examples="keep", parent_defects="record"
+                )
+            )
             made = True
             break
         if not made:

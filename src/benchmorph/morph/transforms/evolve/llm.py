@@ -81,9 +81,6 @@ from benchmorph.validation.checks.base import constant_outputs
 
 TRANSFORM = "evolve"
 REWORD_TYPES = ("verbose", "concise")
-# Quality checks that read outputs alone (the text checks need a rule edit, the twin checks a parent
-# whose inputs the variant shares).
-OUTPUT_CHECKS = ("degenerate-outputs", "dominant-output", "uniform-elements", "echoes-input")
 MIN_INPUTS = 3  # a problem verified on fewer inputs is not verified
 MAX_SHOWN = 3  # disagreeing inputs shown to the generator
 ATOL = 1e-6  # EvoEval's float tolerance
@@ -490,7 +487,7 @@ def _drafts(slot: Slot, engine: Engine, setup: EvolveLlm) -> list[Draft]:
     for piece in slot.pieces:
         variant = piece.variant.model_copy(update={"provenance": {**piece.variant.provenance, **history}})
         outputs = "change" if slot.kind in MUST_CHANGE else "any"
-        drafts.append(Draft(variant=variant, parent=slot.parent, outputs=outputs, checks=OUTPUT_CHECKS))
+        drafts.append(Draft(variant=variant, parent=slot.parent, outputs=outputs, twin=False))
     if slot.kind == "decompose" and slot.program is not None:
         main = _decompose_main(slot, slot.program, setup)
         if isinstance(main, str):
@@ -515,7 +512,7 @@ def _decompose_main(slot: Slot, program: Program, setup: EvolveLlm) -> Draft | s
     variant = _variant(slot, setup, f"{parent.id}/evolve-decompose-main", prompt, program.code,
                        parent.entry_point, [TestCase(input=t.input, origin=t.origin) for t in parent.tests],
                        role="main", decomposition=parent.id, subproblems=subs)  # fmt: skip
-    return Draft(variant=variant, parent=parent, outputs="keep", examples="keep", checks=())
+    return Draft(variant=variant, parent=parent, outputs="keep", examples="keep", parent_defects="record")
 
 
 # ------------------------------------------------------------------ one round, meaning-preserving
@@ -630,7 +627,11 @@ def reword_round(slots: Sequence[Slot], setup: EvolveLlm, round_: int) -> None:
                 }
             }  # fmt: skip
         )
-        slot.drafts = [Draft(variant=variant, parent=slot.parent, outputs="keep", examples="keep", checks=())]
+        slot.drafts = [
+            Draft(
+                variant=variant, parent=slot.parent, outputs="keep", examples="keep", parent_defects="record"
+            )
+        ]
 
 
 _CODE_LIKE = re.compile(r"(^|\s)(def|return|lambda|import)\s|>>>|```|\w\(.*\):\s*$", re.M)

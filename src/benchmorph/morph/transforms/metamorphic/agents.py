@@ -382,7 +382,10 @@ def check_in_sandbox(slots: Sequence[Slot], engine: Engine, retries: int, progre
     todo = [slot for slot in slots if slot.prompt is not None and not slot.failed_now]
     if not todo:
         return
-    drafts = [Draft(variant=slot.variant(), parent=slot.parent, outputs="keep") for slot in todo]
+    drafts = [
+        Draft(variant=slot.variant(), parent=slot.parent, outputs="keep", parent_defects="record")
+        for slot in todo
+    ]
     with progress("metamorphic: sandbox check", len(drafts)) as advance:
         finalized = finalize_variants(drafts, engine, advance)
     for slot, draft, record in zip(todo, drafts, finalized.candidates, strict=True):

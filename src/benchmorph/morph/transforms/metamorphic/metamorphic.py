@@ -50,7 +50,6 @@ from benchmorph.morph.transforms.metamorphic.rules import (
     propose_variants,
 )
 from benchmorph.testgen.types import infer_signature
-from benchmorph.validation.checks.base import CHECKS
 from benchmorph.validation.diversity import (
     collision_probability,
     embedding_similarity,
@@ -138,49 +137,6 @@ def examples_changed(parent: Problem, variant: Variant) -> str | None:
     return None
 
 
-# The worked examples of a rewording are the parent's, unchanged (``examples_changed``); re-reading them
-# would reject a variant for an explained example its parent shows too.  The output checks compare the
-# variant's outputs with the parent's and can only fire where they differ, which a rewording's never do
-# (``outputs="keep"``): skipped, because on MBPP+'s large outputs they cost minutes per benchmark.
-OUTPUT_CHECKS = frozenset(
-    {
-        "degenerate-outputs",
-        "few-changes",
-        "dominant-output",
-        "fewer-distinct",
-        "uniform-elements",
-        "echoes-input",
-        "trivial-baseline",
-    }
-)
-UNCHECKED = frozenset({"examples"}) | OUTPUT_CHECKS
-# Checks that read only the variant's own text and tests, so a parent can fail them too (parent_findings).
-PARENT_RELATIVE = frozenset({"unexplained-parameter"})
-
-
-def checks() -> list[str]:
-    """The quality checks a metamorphic draft runs: every registered one but :data:`UNCHECKED`."""
-    return [name for name in CHECKS if name not in UNCHECKED]
-
-
-def parent_findings(parent: Problem, variant: Variant, names: Sequence[str]) -> list[str]:
-    """The checks among ``names`` the parent itself fails, read as if it were the variant.
-
-    A rewording inherits its parent's tests and meaning, so a defect of the
-    parent (MBPP's unexplained ``N``: Mbpp/101, 556, 559, 564, 597, 644) is
-    neither caused nor cured by it; holding the variant would drop the seed
-    from the dynamic benchmark while it stays in the static one.  Such checks
-    are skipped for that draft and named in ``provenance.parent_findings``.
-    """
-    from benchmorph.validation.checks.base import CheckInput
-
-    as_parent = variant.model_copy(
-        update={"prompt": parent.prompt, "reference": parent.reference, "entry_point": parent.entry_point}
-    )
-    item = CheckInput(variant=as_parent, parent=parent)
-    return [name for name in names if CHECKS[name](item) is not None]
-
-
 def rules_drafts(
     parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool
 ) -> tuple[list[Draft], list[Variant], list[str]]:
@@ -205,13 +161,15 @@ def rules_drafts(
             if changed is not None:
                 records.append(decided(variant, REJECTED, "examples-changed", changed))
                 continue
-            names = checks()
-            inherited = parent_findings(parent, variant, [name for name in names if name in PARENT_RELATIVE])
-            if inherited:
-                names = [name for name in names if name not in inherited]
-                variant = _stamp(variant, "parent_findings", inherited)
             drafts.append(
-                Draft(variant, parent, outputs="keep", failed_inputs="reject", examples="keep", checks=names)
+                Draft(
+                    variant,
+                    parent,
+                    outputs="keep",
+                    failed_inputs="reject",
+                    examples="keep",
+                    parent_defects="record",
+                )
             )
     return drafts, records, skipped
 

@@ -38,7 +38,9 @@ from benchmorph.morph.transforms.mine.copies import find_copies
 from benchmorph.morph.transforms.mine.rules import RULES, EditRule, match_case
 from benchmorph.testgen.mutation import input_key
 from benchmorph.validation import edits
-from benchmorph.validation.checks.base import AGGREGATE_IDENTITY, Edit, says_which_wins
+from benchmorph.validation.checks.base import Edit
+from benchmorph.validation.checks.examples import AGGREGATE_IDENTITY
+from benchmorph.validation.checks.ties import says_which_wins
 from benchmorph.validation.distances import description_distance, prose
 from benchmorph.validation.examples.recompute import scan_problem
 from benchmorph.validation.examples.scan import scan_examples
