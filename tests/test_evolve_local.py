@@ -18,7 +18,7 @@ from benchmorph.data.registry import load_benchmark  # noqa: E402
 from benchmorph.execution.engine import Engine  # noqa: E402
 from benchmorph.models import LLMCache  # noqa: E402
 from benchmorph.morph.transform import ACCEPTED, MorphContext, run_transform  # noqa: E402
-from benchmorph.morph.transforms.evolve.evolve import TYPES  # noqa: E402
+from benchmorph.morph.transforms.evolve import TYPES  # noqa: E402
 from llama_server import LlamaServer  # noqa: E402
 
 # Two problems that compose with each other (sort_third, sort_even), so combine has a pair.

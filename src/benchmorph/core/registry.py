@@ -29,7 +29,6 @@ import os
 import pkgutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -156,6 +155,8 @@ class Registry(Generic[T]):
                     if not module.name.startswith("_"):
                         importlib.import_module(f"{package_name}.{module.name}")
             if self.group:
+                from importlib.metadata import entry_points  # 25 ms: only when looking
+
                 for entry in entry_points(group=self.group):
                     try:
                         entry.load()

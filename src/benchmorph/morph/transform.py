@@ -11,25 +11,23 @@ entry point group) holding a subclass decorated with ``@register_transform``.
 
 from __future__ import annotations
 
-import importlib
-import os
-import pkgutil
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from benchmorph.core.progress import ProgressFactory, no_progress
+from benchmorph.core.registry import Registry
 from benchmorph.data.errors import InputError
-from benchmorph.data.formats.native import write_native
-from benchmorph.data.models import Problem, Variant
-from benchmorph.execution.engine import Engine
-from benchmorph.models import GenerationParams, LLMCache
+
+if TYPE_CHECKING:
+    from benchmorph.data.models import Problem, Variant
+    from benchmorph.execution.engine import Engine
+    from benchmorph.models import GenerationParams, LLMCache
 
 # What a candidate's provenance["status"] may say.
 ACCEPTED = "accepted"
@@ -43,13 +41,19 @@ class TransformOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _default_params() -> GenerationParams:
+    from benchmorph.models.params import GenerationParams
+
+    return GenerationParams()
+
+
 @dataclass
 class MorphContext:
     """What a transform may use: the sandbox, the LLM cache, sampling parameters, progress and a seed."""
 
     engine: Engine
     cache: LLMCache | None = None
-    params: GenerationParams = field(default_factory=GenerationParams)
+    params: GenerationParams = field(default_factory=lambda: _default_params())
     progress: ProgressFactory = no_progress
     seed: int = 0
     options: TransformOptions = field(default_factory=TransformOptions)
@@ -123,8 +127,13 @@ class Transform(ABC):
             raise InputError(f"{where}: --{name}: {error['msg']}") from None
 
 
-_REGISTRY: dict[str, type[Transform]] = {}
-_discovered = False
+TRANSFORMS: Registry[type[Transform]] = Registry(
+    "transform",
+    packages=("benchmorph.morph.transforms",),
+    group="benchmorph.transforms",
+    env="BENCHMORPH_TRANSFORMS",
+    unknown=InputError,
+)
 
 
 def register_transform(cls: type[Transform]) -> type[Transform]:
@@ -132,56 +141,24 @@ def register_transform(cls: type[Transform]) -> type[Transform]:
     name = getattr(cls, "name", None)
     if not isinstance(name, str) or not name:
         raise TypeError(f"{cls.__name__} needs a non-empty class attribute 'name'")
-    existing = _REGISTRY.get(name)
-    if existing is not None and existing is not cls and existing.__qualname__ != cls.__qualname__:
-        raise ValueError(f"transform {name!r} is already registered by {existing.__module__}")
-    _REGISTRY[name] = cls
+    TRANSFORMS.add(name, cls)
     return cls
 
 
 def discover() -> None:
-    """Import every module of this package, every ``benchmorph.transforms`` entry point, and the
-    modules named in ``$BENCHMORPH_TRANSFORMS`` (comma-separated), once.
-
-    No list of modules is kept anywhere: a new transform module registers
-    itself when imported.
-    """
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    package = importlib.import_module("benchmorph.morph.transforms")
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"benchmorph.morph.transforms.{module.name}")
-    for entry in entry_points(group="benchmorph.transforms"):
-        try:
-            entry.load()
-        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, never a traceback
-            dist = getattr(entry.dist, "name", "?")
-            raise InputError(
-                f"transform plugin {entry.name!r} ({entry.value}, from {dist}) cannot be loaded: {exc}"
-            ) from None
-    for name in filter(
-        None, (part.strip() for part in os.environ.get("BENCHMORPH_TRANSFORMS", "").split(","))
-    ):
-        try:
-            importlib.import_module(name)
-        except ImportError as exc:
-            raise InputError(f"BENCHMORPH_TRANSFORMS: cannot import {name}: {exc}") from None
+    """Import every family package under ``benchmorph.morph.transforms`` (only its ``__init__``: the
+    contract and options; a family's work loads when it runs), every ``benchmorph.transforms`` entry
+    point, and the modules named in ``$BENCHMORPH_TRANSFORMS`` (comma-separated), once."""
+    TRANSFORMS.discover()
 
 
 def transform_names() -> list[str]:
-    discover()
-    return sorted(_REGISTRY)
+    return sorted(TRANSFORMS.names())
 
 
 def get_transform(name: str) -> Transform:
     """An instance of the transform registered as ``name``; an InputError lists the known ones."""
-    discover()
-    cls = _REGISTRY.get(name)
-    if cls is None:
-        raise InputError(f"unknown transform {name!r}; known: {', '.join(sorted(_REGISTRY)) or 'none'}")
-    return cls()
+    return TRANSFORMS.get(name)()
 
 
 def run_transform(
@@ -195,6 +172,8 @@ def run_transform(
 
 def write_morph_report(report: MorphReport, out: str | Path) -> tuple[Path, Path]:
     """``out`` gets the variants; ``<out stem>.candidates.jsonl`` beside it every candidate with its reason."""
+    from benchmorph.data.formats.native import write_native
+
     out = Path(out)
     candidates = out.with_name(out.stem + ".candidates.jsonl")
     write_native(out, report.variants)

@@ -25,8 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import Field
-
 from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.compare import outputs_match
@@ -34,23 +32,20 @@ from benchmorph.execution.engine import Engine, Job, RunOutputs
 from benchmorph.models import GenerationParams, LLMCache, ModelSpec, RetryPolicy, embed, parse_spec
 from benchmorph.models.ask import ask
 from benchmorph.models.generate import generate
+from benchmorph.morph.common.figures import DEFAULT_EPSILON, DEFAULT_LAMBDA
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
 from benchmorph.morph.transform import (
     ACCEPTED,
     REJECTED,
     MorphContext,
     MorphReport,
-    Transform,
-    TransformOptions,
-    register_transform,
 )
+from benchmorph.morph.transforms.ctf import CtfOptions
 from benchmorph.morph.transforms.ctf.prompts import parse_proposal, proposal_request
 from benchmorph.testgen.augment import AugmentOptions, augment_problem
 from benchmorph.validation.distances import description_distance, solution_distance
 
 Label = Literal["bad", "robust", "ctf"]
-DEFAULT_EPSILON = 0.13
-DEFAULT_LAMBDA = 1.2
 
 
 @dataclass
@@ -483,23 +478,6 @@ def run_pipeline(
     return MorphReport("ctf", variants, records, parents=given, notes=notes)
 
 
-class CtfOptions(TransformOptions):
-    generator: str = Field(description="Generator model spec(s), comma-separated.")
-    solver: str = Field(description="Solver model spec.")
-    candidates: int = Field(5, ge=1, description="Proposals per generator and problem.")
-    solutions: int = Field(3, ge=2, description="Solver solutions per candidate.")
-    epsilon: float = Field(DEFAULT_EPSILON, ge=0.0, description="Largest D_Q kept.")
-    lam: float = Field(DEFAULT_LAMBDA, ge=0.0, description="Selection: argmax D_S - lam * D_Q.")
-    min_agreement: int = Field(2, ge=2, description="Solutions that must agree for Robust/CTF.")
-    embedder: str = Field("local", description="Embedder spec for D_S.")
-    temperature: float = Field(0.8, ge=0.0, description="Sampling temperature (both models).")
-    max_tokens: int = Field(1024, ge=1)
-    concurrency: int | None = Field(None, ge=1)
-    timeout: float = Field(300.0, gt=0.0)
-    retries: int = Field(5, ge=0)
-    backoff: float = Field(1.0, ge=0.0)
-
-
 def split_specs(text: str) -> list[str]:
     """``SPEC[,SPEC...]`` where an openai spec may itself list URLs separated by commas."""
     specs: list[str] = []
@@ -513,52 +491,33 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-@register_transform
-class CtfTransform(Transform):
-    """The CTF-Code pipeline: LLM-proposed counterfactual descriptions, labelled by running solver solutions.
-
-    Contract: each candidate description moves at most epsilon (D_Q) from the
-    parent's; at least ``min_agreement`` independent solutions must agree on
-    the parent's inputs and differ from the parent's outputs (CTF, not Robust
-    or Bad); the variant keeps the parent's inputs with outputs from the agreed
-    solution (inputs it cannot run are listed as ``needs_new_tests``), passes
-    ``finalize_variants``, and per problem the accepted candidate with the
-    largest D_S - lam * D_Q is published.
-    """
-
-    name = "ctf"
-    summary = "counterfactuals proposed by LLMs and labelled Bad/Robust/CTF by execution (CTF-Code)"
-    needs_llm = True
-    Options = CtfOptions
-
-    def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
-        options = ctx.options
-        assert isinstance(options, CtfOptions)
-        if ctx.cache is None:
-            raise ValueError("the ctf transform needs an LLM cache in its context")
-        generators = [parse_spec(text) for text in split_specs(options.generator)]
-        solver = parse_spec(options.solver)
-        params = GenerationParams(
-            temperature=options.temperature, max_tokens=options.max_tokens, seed=ctx.seed
-        )
-        policy = RetryPolicy(retries=options.retries, base_delay=options.backoff, timeout=options.timeout)
-        with ctx.progress(f"references {len(problems)} problems", len(problems)) as advance:
-            parents = ctx.engine.prepare(problems, advance).problems
-        return run_pipeline(
-            parents,
-            generators,
-            solver,
-            ctx.engine,
-            ctx.cache,
-            candidates=options.candidates,
-            solutions=options.solutions,
-            epsilon=options.epsilon,
-            lam=options.lam,
-            min_agreement=options.min_agreement,
-            embedder=options.embedder,
-            generator_params=params,
-            solver_params=params,
-            concurrency=options.concurrency,
-            policy=policy,
-            bar=ctx.progress,
-        )
+def run_ctf(problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
+    """``morph run ctf``: the transform's run, loaded only when a ctf run starts."""
+    options = ctx.options
+    assert isinstance(options, CtfOptions)
+    if ctx.cache is None:
+        raise ValueError("the ctf transform needs an LLM cache in its context")
+    generators = [parse_spec(text) for text in split_specs(options.generator)]
+    solver = parse_spec(options.solver)
+    params = GenerationParams(temperature=options.temperature, max_tokens=options.max_tokens, seed=ctx.seed)
+    policy = RetryPolicy(retries=options.retries, base_delay=options.backoff, timeout=options.timeout)
+    with ctx.progress(f"references {len(problems)} problems", len(problems)) as advance:
+        parents = ctx.engine.prepare(problems, advance).problems
+    return run_pipeline(
+        parents,
+        generators,
+        solver,
+        ctx.engine,
+        ctx.cache,
+        candidates=options.candidates,
+        solutions=options.solutions,
+        epsilon=options.epsilon,
+        lam=options.lam,
+        min_agreement=options.min_agreement,
+        embedder=options.embedder,
+        generator_params=params,
+        solver_params=params,
+        concurrency=options.concurrency,
+        policy=policy,
+        bar=ctx.progress,
+    )

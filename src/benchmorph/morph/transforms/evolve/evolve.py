@@ -36,8 +36,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from pydantic import Field, field_validator
-
 from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.engine import Engine
@@ -50,54 +48,12 @@ from benchmorph.morph.transform import (
     REJECTED,
     MorphContext,
     MorphReport,
-    Transform,
-    TransformOptions,
-    register_transform,
 )
-from benchmorph.morph.transforms.evolve import rules
+from benchmorph.morph.transforms.evolve import RULE_TYPES, TRANSFORM, EvolveOptions, rules
 from benchmorph.morph.transforms.evolve.llm import EvolveLlm, llm_evolve_drafts
 
-TRANSFORM = "evolve"
-TYPES = ("difficult", "creative", "subtle", "combine", "tool_use", "verbose", "concise", "decompose")
-RULE_TYPES = ("combine", "tool_use")
 MIN_INPUTS = 3  # f's own inputs that must survive the composition before a pair is tried
 MAX_PARTNER_USES = 2  # a g composes with at most this many f's, so the set is not one g's variations
-
-
-class EvolveOptions(TransformOptions):
-    type: str = Field("combine,tool_use", description="EvoEval types, comma-separated: " + ", ".join(TYPES))
-    generator: str = Field(
-        "rules", min_length=1, description="'rules' (offline: combine, tool_use) or a model spec."
-    )
-    solver: str | None = Field(
-        None, description="Model spec writing M solutions for self-consistency (LLM types)."
-    )
-    judge: str | None = Field(
-        None, description="Model spec judging verbose/concise rewordings (default: the generator)."
-    )
-    solutions: int = Field(3, ge=2, description="Solutions per candidate (M).")
-    rounds: int = Field(3, ge=0, description="Refinement rounds (R) after the first answer.")
-    temperature: float = Field(0.8, ge=0.0, description="Sampling temperature of the generator and solver.")
-    max_tokens: int = Field(1536, ge=16, description="Most tokens per generator answer.")
-    concurrency: int | None = Field(None, ge=1, description="Requests in flight per model.")
-    tests: int = Field(
-        20,
-        ge=0,
-        description="With a generator model: new test inputs per variant from test generation (the rules half keeps f's own inputs).",
-    )
-
-    @field_validator("type")
-    @classmethod
-    def _known(cls, value: str) -> str:
-        names = [part.strip() for part in value.split(",") if part.strip()]
-        unknown = [name for name in names if name not in TYPES]
-        if unknown or not names:
-            raise ValueError(f"unknown type {unknown[0] if unknown else value!r}; known: {', '.join(TYPES)}")
-        return ",".join(dict.fromkeys(names))
-
-    @property
-    def types(self) -> list[str]:
-        return self.type.split(",")
 
 
 def _variant(parent: Problem, kind: str, number: str, prompt: str, reference: str, entry_point: str,
@@ -351,106 +307,85 @@ def yield_lines(candidates: Sequence[Variant], seeds: int) -> list[str]:
     return lines
 
 
-@register_transform
-class EvolveTransform(Transform):
-    """EvoEval's evolutions; offline ``combine`` and ``tool_use`` (``--generator rules``).
+def run_evolve(problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
+    """``morph run evolve``: the transform's run, loaded only when an evolve run starts."""
+    options = ctx.options
+    assert isinstance(options, EvolveOptions)
+    with ctx.progress(f"evolve: prepare {len(problems)} problems", len(problems)) as advance:
+        parents = ctx.engine.prepare(list(problems), advance).problems
+    by_id = {p.id: p for p in parents}
+    records: list[Variant] = []
+    drafts: list[Draft] = []
+    notes: list[str] = []
+    if options.generator != "rules":
+        return _run_llm(parents, ctx, options)
+    for kind in options.types:
+        if kind in RULE_TYPES:
+            continue
+        reason = "needs a generator model (--generator SPEC)"
+        records.extend(_seed_record(p, kind, "needs-generator", reason) for p in parents)
+        notes.append(f"{kind}: {reason}")
+    if "combine" in options.types:
+        with ctx.progress("evolve: combine (pairs composed)", None) as advance:
+            found, dropped = propose_combine(parents, ctx.engine, ctx.seed, advance)
+        drafts += found
+        records += dropped
+    tool_drafts: list[Draft] = []
+    if "tool_use" in options.types:
+        found, dropped = propose_tool_use(parents, ctx.engine)
+        tool_drafts += found
+        records += dropped
+    with ctx.progress("evolve: finalize", None) as advance:
+        finalized = finalize_variants(drafts + tool_drafts, ctx.engine, advance)
+    candidates = list(finalized.candidates)
+    if "tool_use" in options.types and "combine" in options.types:
+        helped = {d.parent.id for d in tool_drafts}
+        second = []
+        for variant in finalized.variants:
+            if variant.label == "combine" and variant.parent_id not in helped:
+                draft = tool_use_from_combine(variant, by_id)
+                if isinstance(draft, str):
+                    records.append(_seed_record(by_id[variant.parent_id], "tool_use", "compose", draft))
+                else:
+                    second.append(draft)
+        more = finalize_variants(second, ctx.engine)
+        candidates += more.candidates
+    variants = [c for c in candidates if c.provenance.get("status") == ACCEPTED]
+    all_records = records + candidates
+    notes += yield_lines(all_records, len(parents))
+    return MorphReport(TRANSFORM, variants, all_records, parents=len(parents), notes=notes)
 
-    Contract: applies to function problems.  combine: a variant per seed f
-    whose outputs fit a single-parameter g (type and observed range), its
-    reference ``g(f(x))``, tests from f's inputs grown by test generation,
-    outputs changed from f's, worked examples computed by the composed
-    reference.  tool_use: a documented helper moved into the prompt, the
-    parent's reference and tests kept, outputs identical; or f given as a
-    helper of a combined problem.  Other types need a generator model.
-    """
 
-    name = TRANSFORM
-    summary = (
-        "EvoEval evolutions: combine and tool_use offline (--generator rules); all eight types with "
-        "--generator SPEC --solver SPEC (self-consistency refinement)"
-    )
-    Options = EvolveOptions
-
-    def uses_llm(self, options: TransformOptions) -> bool:
-        return isinstance(options, EvolveOptions) and options.generator != "rules"
-
-    def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
-        options = ctx.options
-        assert isinstance(options, EvolveOptions)
-        with ctx.progress(f"evolve: prepare {len(problems)} problems", len(problems)) as advance:
-            parents = ctx.engine.prepare(list(problems), advance).problems
-        by_id = {p.id: p for p in parents}
-        records: list[Variant] = []
-        drafts: list[Draft] = []
-        notes: list[str] = []
-        if options.generator != "rules":
-            return self._run_llm(parents, ctx, options)
-        for kind in options.types:
-            if kind in RULE_TYPES:
-                continue
-            reason = "needs a generator model (--generator SPEC)"
-            records.extend(_seed_record(p, kind, "needs-generator", reason) for p in parents)
-            notes.append(f"{kind}: {reason}")
-        if "combine" in options.types:
-            with ctx.progress("evolve: combine (pairs composed)", None) as advance:
-                found, dropped = propose_combine(parents, ctx.engine, ctx.seed, advance)
-            drafts += found
-            records += dropped
-        tool_drafts: list[Draft] = []
-        if "tool_use" in options.types:
-            found, dropped = propose_tool_use(parents, ctx.engine)
-            tool_drafts += found
-            records += dropped
+def _run_llm(parents: list[Problem], ctx: MorphContext, options: EvolveOptions) -> MorphReport:
+    """Every type written by the generator model and verified (``benchmorph.morph.transforms.evolve.llm``)."""
+    records: list[Variant] = []
+    notes: list[str] = []
+    partners: dict[str, Problem] = {}
+    seeds = len(parents)
+    others = [p for p in parents if p.kind != "function"]
+    for kind in options.types:
+        records += [_seed_record(p, kind, "kind", f"evolve writes functions; this is a {p.kind} problem")
+                    for p in others]  # fmt: skip
+    parents = [p for p in parents if p.kind == "function"]
+    if "combine" in options.types:
+        chosen, why = _pick_partners(parents, ctx.engine, ctx.seed)
+        partners = {f_id: g for f_id, (g, _) in chosen.items()}
+        records += [_seed_record(p, "combine", *why[p.id]) for p in parents if p.id in why]
+    own_cache = ctx.cache is None
+    cache = ctx.cache or LLMCache()
+    try:
+        setup = llm_setup(options, cache, ctx)
+        drafts, dropped = llm_evolve_drafts(parents, options.types, ctx.engine, setup, partners, notes)
         with ctx.progress("evolve: finalize", None) as advance:
-            finalized = finalize_variants(drafts + tool_drafts, ctx.engine, advance)
-        candidates = list(finalized.candidates)
-        if "tool_use" in options.types and "combine" in options.types:
-            helped = {d.parent.id for d in tool_drafts}
-            second = []
-            for variant in finalized.variants:
-                if variant.label == "combine" and variant.parent_id not in helped:
-                    draft = tool_use_from_combine(variant, by_id)
-                    if isinstance(draft, str):
-                        records.append(_seed_record(by_id[variant.parent_id], "tool_use", "compose", draft))
-                    else:
-                        second.append(draft)
-            more = finalize_variants(second, ctx.engine)
-            candidates += more.candidates
-        variants = [c for c in candidates if c.provenance.get("status") == ACCEPTED]
-        all_records = records + candidates
-        notes += yield_lines(all_records, len(parents))
-        return MorphReport(TRANSFORM, variants, all_records, parents=len(parents), notes=notes)
-
-    def _run_llm(self, parents: list[Problem], ctx: MorphContext, options: EvolveOptions) -> MorphReport:
-        """Every type written by the generator model and verified (``benchmorph.morph.transforms.evolve.llm``)."""
-        records: list[Variant] = []
-        notes: list[str] = []
-        partners: dict[str, Problem] = {}
-        seeds = len(parents)
-        others = [p for p in parents if p.kind != "function"]
-        for kind in options.types:
-            records += [_seed_record(p, kind, "kind", f"evolve writes functions; this is a {p.kind} problem")
-                        for p in others]  # fmt: skip
-        parents = [p for p in parents if p.kind == "function"]
-        if "combine" in options.types:
-            chosen, why = _pick_partners(parents, ctx.engine, ctx.seed)
-            partners = {f_id: g for f_id, (g, _) in chosen.items()}
-            records += [_seed_record(p, "combine", *why[p.id]) for p in parents if p.id in why]
-        own_cache = ctx.cache is None
-        cache = ctx.cache or LLMCache()
-        try:
-            setup = llm_setup(options, cache, ctx)
-            drafts, dropped = llm_evolve_drafts(parents, options.types, ctx.engine, setup, partners, notes)
-            with ctx.progress("evolve: finalize", None) as advance:
-                finalized = finalize_variants(drafts, ctx.engine, advance)
-        finally:
-            if own_cache:
-                cache.close()
-        candidates = whole_decompositions(finalized.candidates)
-        variants = [c for c in candidates if c.provenance.get("status") == ACCEPTED]
-        all_records = records + dropped + candidates
-        notes += yield_lines(all_records, seeds)
-        return MorphReport(TRANSFORM, variants, all_records, parents=seeds, notes=notes)
+            finalized = finalize_variants(drafts, ctx.engine, advance)
+    finally:
+        if own_cache:
+            cache.close()
+    candidates = whole_decompositions(finalized.candidates)
+    variants = [c for c in candidates if c.provenance.get("status") == ACCEPTED]
+    all_records = records + dropped + candidates
+    notes += yield_lines(all_records, seeds)
+    return MorphReport(TRANSFORM, variants, all_records, parents=seeds, notes=notes)
 
 
 def llm_setup(options: EvolveOptions, cache: LLMCache, ctx: MorphContext) -> EvolveLlm:

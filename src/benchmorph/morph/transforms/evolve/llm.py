@@ -65,7 +65,7 @@ from benchmorph.morph.common.judge import judge_request, parse_verdict
 from benchmorph.morph.common.scenarios import normalise
 from benchmorph.morph.finalize import Draft, decided
 from benchmorph.morph.transform import REJECTED
-from benchmorph.morph.transforms.evolve import rules
+from benchmorph.morph.transforms.evolve import TRANSFORM, rules
 from benchmorph.morph.transforms.evolve.prompts import (
     Program,
     called_names,
@@ -79,7 +79,6 @@ from benchmorph.testgen.augment import AugmentOptions, augment_problem
 from benchmorph.testgen.types import admits, infer_type, param_names
 from benchmorph.validation.checks.base import constant_outputs
 
-TRANSFORM = "evolve"
 REWORD_TYPES = ("verbose", "concise")
 MIN_INPUTS = 3  # a problem verified on fewer inputs is not verified
 MAX_SHOWN = 3  # disagreeing inputs shown to the generator

@@ -73,10 +73,10 @@ from benchmorph.morph.common.scenarios import (
 )
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
 from benchmorph.morph.transform import ACCEPTED, REJECTED, MorphContext
+from benchmorph.morph.transforms.metamorphic import TRANSFORM
 from benchmorph.morph.transforms.metamorphic.prompts import context_request, parse_contexts, rewrite_request
 from benchmorph.testgen.types import Signature, infer_signature
 
-TRANSFORM = "metamorphic"
 ID_PART = "meta"  # variant ids are <parent>/meta-<i>, as the transform names them
 DEFAULT_TEMPERATURE = 0.8
 DEFAULT_MAX_TOKENS = 1024

@@ -28,8 +28,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import Field
-
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.models.embed import embed
@@ -39,10 +37,8 @@ from benchmorph.morph.transform import (
     REJECTED,
     MorphContext,
     MorphReport,
-    Transform,
-    TransformOptions,
-    register_transform,
 )
+from benchmorph.morph.transforms.metamorphic import RULES, TRANSFORM, MetamorphicOptions
 from benchmorph.morph.transforms.metamorphic.rules import (
     RuleVariant,
     applicable_templates,
@@ -59,23 +55,7 @@ from benchmorph.validation.diversity import (
 from benchmorph.validation.examples.recompute import scan_problem
 from benchmorph.validation.examples.scan import same_value
 
-TRANSFORM = "metamorphic"
-RULES = "rules"
 AGENTS_MODULE = "benchmorph.morph.transforms.metamorphic.agents"
-
-
-class MetamorphicOptions(TransformOptions):
-    generator: str = Field(RULES, min_length=1, description="'rules' (offline) or an LLM model spec.")
-    variants: int = Field(5, ge=1, description="Variants per seed problem (K).")
-    scenarios: int = Field(50, ge=1, description="LLM generator: size of the scenario pool.")
-    retries: int = Field(3, ge=0, description="LLM generator: regenerations of a failed variant.")
-    rename_entry_point: bool = Field(False, description="Rules generator: rename the function too.")
-    judge: str | None = Field(None, description="LLM generator: judge model spec (default: the generator).")
-    embedder: str | None = Field(
-        None,
-        description="Embedder: scenario de-duplication (LLM generator) and the variants' embedding similarity.",
-    )
-    concurrency: int | None = Field(None, ge=1, description="LLM generator: requests in flight.")
 
 
 def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
@@ -329,56 +309,32 @@ def _with_embedding_similarity(
     ]
 
 
-@register_transform
-class MetamorphicTransform(Transform):
-    """DyCodeEval's metamorphic rewrites: K variants per seed problem that a model must solve alike.
-
-    Contract: applies to ``function`` problems (others are skipped with the
-    reason).  A variant changes only the text a model reads (scenario,
-    wording, and with the rules generator parameter names, plus the function
-    name under ``--rename-entry-point``); it keeps the parent's test inputs,
-    and its reference must reproduce every parent output on them
-    (``finalize_variants`` with outputs kept), its prompt must parse, its
-    signature keep the parent's arity and its worked examples stay as they
-    were.  Variants are labelled ``metamorphic`` with ids
-    ``<parent>/meta-<i>``; each records its generator, scenario or template,
-    seed, renames, per-seed acceptance and BLEU-4 diversity.
-    """
-
-    name = TRANSFORM
-    summary = "meaning-preserving rewrites, K per problem (DyCodeEval); offline 'rules' or an LLM generator"
-    Options = MetamorphicOptions
-
-    def uses_llm(self, options: TransformOptions) -> bool:
-        return isinstance(options, MetamorphicOptions) and options.generator != RULES
-
-    def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
-        options = ctx.options
-        assert isinstance(options, MetamorphicOptions)
-        notes: list[str] = []
-        functions = [problem for problem in problems if problem.kind == "function"]
-        others = [problem for problem in problems if problem.kind != "function"]
-        if others:
-            shown = ", ".join(f"{problem.id} ({problem.kind})" for problem in others[:10])
-            more = f" and {len(others) - 10} more" if len(others) > 10 else ""
-            notes.append(
-                f"{len(others)} problems skipped: only function problems are rewritten: {shown}{more}"
-            )
-        if options.generator != RULES:
-            drafts, records = llm_drafts(functions, ctx, options, notes)
-            parents = [draft.parent for draft in drafts]
-            known = {parent.id: parent for parent in parents}
-            ordered = [known.get(problem.id, problem) for problem in functions]
-            return publish(ordered, drafts, records, ctx, options.variants, notes)
-        with ctx.progress(f"metamorphic: references of {len(functions)} problems", len(functions)) as advance:
-            prepared = ctx.engine.prepare(functions, advance)
-        for problem_id, reason in sorted(prepared.unusable.items()):
-            notes.append(f"{problem_id} skipped: its reference cannot be run ({reason})")
-        drafts, records, skipped = rules_drafts(
-            prepared.problems, ctx.seed, options.variants, options.rename_entry_point
-        )
-        if skipped:
-            notes.append(f"{len(skipped)} problems skipped by the rules generator: " + "; ".join(skipped))
-        report = publish(prepared.problems, drafts, records, ctx, options.variants, notes)
-        report.parents = len(problems)
-        return report
+def run_metamorphic(problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
+    """``morph run metamorphic``: the transform's run, loaded only when a metamorphic run starts."""
+    options = ctx.options
+    assert isinstance(options, MetamorphicOptions)
+    notes: list[str] = []
+    functions = [problem for problem in problems if problem.kind == "function"]
+    others = [problem for problem in problems if problem.kind != "function"]
+    if others:
+        shown = ", ".join(f"{problem.id} ({problem.kind})" for problem in others[:10])
+        more = f" and {len(others) - 10} more" if len(others) > 10 else ""
+        notes.append(f"{len(others)} problems skipped: only function problems are rewritten: {shown}{more}")
+    if options.generator != RULES:
+        drafts, records = llm_drafts(functions, ctx, options, notes)
+        parents = [draft.parent for draft in drafts]
+        known = {parent.id: parent for parent in parents}
+        ordered = [known.get(problem.id, problem) for problem in functions]
+        return publish(ordered, drafts, records, ctx, options.variants, notes)
+    with ctx.progress(f"metamorphic: references of {len(functions)} problems", len(functions)) as advance:
+        prepared = ctx.engine.prepare(functions, advance)
+    for problem_id, reason in sorted(prepared.unusable.items()):
+        notes.append(f"{problem_id} skipped: its reference cannot be run ({reason})")
+    drafts, records, skipped = rules_drafts(
+        prepared.problems, ctx.seed, options.variants, options.rename_entry_point
+    )
+    if skipped:
+        notes.append(f"{len(skipped)} problems skipped by the rules generator: " + "; ".join(skipped))
+    report = publish(prepared.problems, drafts, records, ctx, options.variants, notes)
+    report.parents = len(problems)
+    return report

@@ -18,22 +18,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field
-
 from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.compare import values_match
 from benchmorph.execution.engine import Engine
+from benchmorph.morph.common.figures import DEFAULT_EPSILON
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
 from benchmorph.morph.transform import (
     ACCEPTED,
     REJECTED,
     MorphContext,
     MorphReport,
-    Transform,
-    TransformOptions,
-    register_transform,
 )
+from benchmorph.morph.transforms.mine import MineOptions
 from benchmorph.morph.transforms.mine.copies import find_copies
 from benchmorph.morph.transforms.mine.rules import RULES, EditRule, match_case
 from benchmorph.testgen.mutation import input_key
@@ -46,8 +43,6 @@ from benchmorph.validation.examples.recompute import scan_problem
 from benchmorph.validation.examples.scan import scan_examples
 from benchmorph.validation.links import URL, strip_links
 from benchmorph.validation.ties import tests_with_ties, tie_probe, tied_inputs
-
-DEFAULT_EPSILON = 0.13
 
 
 @dataclass
@@ -567,28 +562,9 @@ def _measure_hidden_items(drafts: Sequence[Draft], engine: Engine, per_example: 
 _MISSING = object()
 
 
-class MineOptions(TransformOptions):
-    epsilon: float = Field(DEFAULT_EPSILON, ge=0.0, description="Largest D_Q (wording change) kept.")
-    all: bool = Field(False, description="Keep every valid variant, not one per problem.")
-
-
-@register_transform
-class MineTransform(Transform):
-    """Counterfactuals without an LLM: paired description/reference edit rules, verified by execution.
-
-    Contract: a rule applies only where its description pattern and its code
-    pattern each occur exactly once; the variant keeps the parent's inputs,
-    its outputs come from the edited reference, its worked examples are
-    recomputed, and it passes every quality check.  One variant per problem
-    (the largest behaviour change) unless ``--all``.
-    """
-
-    name = "mine"
-    summary = "counterfactuals from paired description/code edit rules (offline, no LLM)"
-    Options = MineOptions
-
-    def run(self, problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
-        options = ctx.options
-        assert isinstance(options, MineOptions)
-        with ctx.progress(f"mine {len(problems)} problems", None) as advance:
-            return mine(problems, ctx.engine, epsilon=options.epsilon, keep_all=options.all, progress=advance)
+def run_mine(problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
+    """``morph run mine``: the transform's run, loaded only when a mine run starts."""
+    options = ctx.options
+    assert isinstance(options, MineOptions)
+    with ctx.progress(f"mine {len(problems)} problems", None) as advance:
+        return mine(problems, ctx.engine, epsilon=options.epsilon, keep_all=options.all, progress=advance)
