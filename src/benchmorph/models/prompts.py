@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmorph.data.models import Problem
+from benchmorph.data.prompt import parse_prompt_stub
 from benchmorph.models.sanitize import sanitize
 from benchmorph.models.spec import Mode
 
@@ -50,18 +51,6 @@ class Request:
     def digest(self) -> str:
         blob = json.dumps(self.payload(), sort_keys=True, ensure_ascii=False).encode()
         return hashlib.sha256(blob).hexdigest()
-
-
-def parse_prompt_stub(prompt: str) -> ast.Module | None:
-    """A code prompt parsed as the stub it is (a signature, perhaps a docstring); None for text prompts.
-
-    A prompt ending in ``def f(...):`` has no body yet, so one is supplied.
-    """
-    body = "\n    pass\n" if prompt.rstrip().endswith(":") else ""
-    try:
-        return ast.parse(prompt + body)
-    except SyntaxError:
-        return None
 
 
 def _defines_entry_point(problem: Problem) -> bool:

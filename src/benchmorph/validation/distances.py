@@ -8,44 +8,11 @@ a change of wording.  D_S is 1 - cosine similarity of solution embeddings.
 
 from __future__ import annotations
 
-import ast
-
 from rapidfuzz.distance import Levenshtein
 
-from benchmorph.models.prompts import parse_prompt_stub
+from benchmorph.data.prompt import anatomy
 from benchmorph.validation.examples.scan import ExampleScan, scan_examples
 from benchmorph.validation.examples.statements import STATEMENT_KINDS, statement_prose
-
-
-def _char_offset(lines: list[str], lineno: int, col_bytes: int) -> int:
-    """ast gives UTF-8 byte columns; turn (line, byte column) into an offset in the text."""
-    before = sum(len(line) for line in lines[: lineno - 1])
-    return before + len(lines[lineno - 1].encode("utf-8")[:col_bytes].decode("utf-8", "ignore"))
-
-
-def _docstring_spans(prompt: str, entry_point: str) -> list[tuple[int, int]]:
-    """Where the description lives: the module docstring and the entry point's docstring."""
-    tree = parse_prompt_stub(prompt)
-    if tree is None:
-        return [(0, len(prompt))]
-    lines = prompt.splitlines(keepends=True) or [""]
-    spans = []
-    owners: list[ast.AST] = [tree]
-    owners += [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        and (node.name == entry_point or isinstance(node, ast.ClassDef))
-    ]
-    for owner in owners:
-        body = getattr(owner, "body", [])
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            if isinstance(body[0].value.value, str) and body[0].end_lineno is not None:
-                node = body[0]
-                start = _char_offset(lines, node.lineno, node.col_offset)
-                end = _char_offset(lines, node.end_lineno, node.end_col_offset or 0)
-                spans.append((start, end))
-    return spans or [(0, len(prompt))]
 
 
 def prose(prompt: str, scan: ExampleScan | None = None, entry_point: str = "") -> str:
@@ -55,7 +22,7 @@ def prose(prompt: str, scan: ExampleScan | None = None, entry_point: str = "") -
     value lines, and ``assert`` lines (MBPP's examples).
     """
     keep = [False] * len(prompt)
-    for start, end in _docstring_spans(prompt, entry_point):
+    for start, end in anatomy(prompt, entry_point).regions:
         for i in range(start, min(end, len(prompt))):
             keep[i] = True
     lines = prompt.splitlines(keepends=True)

@@ -18,12 +18,11 @@ import ast
 import inspect
 import re
 import textwrap
-import warnings
 from collections import Counter
 from dataclasses import dataclass
 
 from benchmorph.data.models import Problem
-from benchmorph.models.prompts import parse_prompt_stub
+from benchmorph.data.prompt import PromptAnatomy, anatomy, entry_def, string_statement
 from benchmorph.validation.examples.recompute import reference_parameters
 from benchmorph.validation.examples.scan import ExampleScan, scan_examples
 
@@ -56,35 +55,10 @@ class PromptParts:
         return "\n" * max(1, trailing.count("\n"))
 
 
-def _parse(prompt: str) -> ast.Module | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
-        return parse_prompt_stub(prompt)
-
-
-def _entry_def(tree: ast.Module, entry_point: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    defs = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point
-    ]
-    return defs[-1] if defs else None
-
-
-def _string_statement(body: list[ast.stmt]) -> ast.Expr | None:
-    """The first string statement of a body, after any imports (HumanEval/115 imports before its docstring)."""
-    for statement in body:
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
-            return statement if isinstance(statement.value.value, str) else None
-        if not isinstance(statement, ast.Import | ast.ImportFrom):
-            return None
-    return None
-
-
 def signature_of(prompt: str, entry_point: str) -> str | None:
     """The entry point's ``def`` without its body (name, parameters, annotations, decorators), as an AST dump."""
-    tree = _parse(prompt)
-    node = _entry_def(tree, entry_point) if tree is not None else None
+    tree = anatomy(prompt, entry_point).tree
+    node = entry_def(tree, entry_point) if tree is not None else None
     if node is None:
         return None
     return ast.dump(
@@ -102,17 +76,7 @@ def signature_of(prompt: str, entry_point: str) -> str | None:
 
 def def_line(prompt: str, entry_point: str) -> str | None:
     """The source of the entry point's ``def`` line(s), up to the colon, as the prompt spells it."""
-    tree = _parse(prompt)
-    node = _entry_def(tree, entry_point) if tree is not None else None
-    if node is None or not node.body:
-        return None
-    lines = prompt.splitlines()
-    return "\n".join(lines[node.lineno - 1 : node.body[0].lineno - 1]).rstrip() or None
-
-
-def _offset(lines: list[str], lineno: int, col_bytes: int) -> int:
-    before = sum(len(line) for line in lines[: lineno - 1])
-    return before + len(lines[lineno - 1].encode("utf-8")[:col_bytes].decode("utf-8", "ignore"))
+    return anatomy(prompt, entry_point).def_line
 
 
 def scan(problem: Problem, prompt: str | None = None) -> ExampleScan:
@@ -122,42 +86,37 @@ def scan(problem: Problem, prompt: str | None = None) -> ExampleScan:
     )
 
 
+def _has_string_statement(parts: PromptAnatomy) -> bool:
+    """A docstring statement exists but is not a plain literal (the anatomy found none it can cut)."""
+    assert parts.tree is not None
+    owner = entry_def(parts.tree, parts.entry_point)
+    return (owner is not None and string_statement(owner.body) is not None) or string_statement(
+        parts.tree.body
+    ) is not None
+
+
 def split_prompt(problem: Problem) -> PromptParts | str:
     """The prompt cut around its description, or why it cannot be (a one-line reason)."""
     if problem.kind != "function":
         return f"only function problems are retold, not {problem.kind}"
     prompt = problem.prompt
-    tree = _parse(prompt)
-    if tree is None:
+    parts = anatomy(prompt, problem.entry_point)
+    if parts.tree is None:
         return "the prompt does not parse as Python"
-    owner = _entry_def(tree, problem.entry_point)
-    statement = _string_statement(owner.body) if owner is not None else None
-    in_function = statement is not None
-    if statement is None:
-        statement = _string_statement(tree.body)
-    if statement is None or statement.end_lineno is None:
+    doc = parts.docstring
+    if doc is None:
+        if _has_string_statement(parts):
+            return "the docstring is not a plain string literal"
         return "the prompt has no docstring to retell"
-    lines = prompt.splitlines(keepends=True)
-    start = _offset(lines, statement.lineno, statement.col_offset)
-    end = _offset(lines, statement.end_lineno, statement.end_col_offset or 0)
-    literal = prompt[start:end]
-    opening = re.match(r"([rRuU]?)(\"\"\"|'''|\"|')", literal)
-    if opening is None or not literal.endswith(opening.group(2)):
-        return "the docstring is not a plain string literal"
-    quote = opening.group(2)
-    content_start, content_end = start + opening.end(), end - len(quote)
+    content_start, content_end = doc.content_start, doc.content_end
     content = prompt[content_start:content_end]
     head = content[: len(content) - len(content.lstrip())]
     found = scan(problem)
-    first_line_of_doc = statement.lineno - 1
+    first_line_of_doc, last_line_of_doc = parts.line_of(doc.start), parts.line_of(doc.end - 1)
     example_lines = [
-        line
-        for line in [*found.blank_lines, *found.headers]
-        if first_line_of_doc <= line <= statement.end_lineno - 1
+        line for line in [*found.blank_lines, *found.headers] if first_line_of_doc <= line <= last_line_of_doc
     ]
-    line_starts = [0]
-    for line in lines:
-        line_starts.append(line_starts[-1] + len(line))
+    line_starts = parts.line_starts
     if example_lines:
         examples_start = max(line_starts[min(example_lines)], content_start + len(head))
         if examples_start >= content_end:
@@ -170,7 +129,7 @@ def split_prompt(problem: Problem) -> PromptParts | str:
         examples, tail = "", body[len(description) :]
     if not description.strip():
         return "the docstring holds examples but no description"
-    indent = " " * statement.col_offset if in_function else ""
+    indent = doc.indent
     return PromptParts(
         before=prompt[:content_start],
         head=head,
@@ -179,8 +138,8 @@ def split_prompt(problem: Problem) -> PromptParts | str:
         tail=tail,
         after=prompt[content_end:],
         indent=indent,
-        quote=quote,
-        raw=opening.group(1).lower() == "r",
+        quote=doc.quote,
+        raw=doc.raw,
     )
 
 
@@ -228,7 +187,7 @@ def _example_keys(found: ExampleScan) -> Counter[str]:
 
 def check_assembled(problem: Problem, prompt: str) -> tuple[str, str] | None:
     """(check, reason) when ``prompt`` does not keep the problem's interface and examples; None when it does."""
-    if _parse(prompt) is None:
+    if anatomy(prompt, problem.entry_point).tree is None:
         return "prompt-parses", "the new prompt does not parse as Python"
     original = signature_of(problem.prompt, problem.entry_point)
     if original is not None and signature_of(prompt, problem.entry_point) != original:
@@ -256,8 +215,8 @@ def description_from_code(problem: Problem, code: str) -> tuple[str | None, tupl
             "signature",
             f"the rewrite changes the signature of {problem.entry_point}(): {shown.strip()}",
         )
-    tree = _parse(code)
-    node = _entry_def(tree, problem.entry_point) if tree is not None else None
+    tree = anatomy(code, problem.entry_point).tree
+    node = entry_def(tree, problem.entry_point) if tree is not None else None
     docstring = ast.get_docstring(node) if node is not None else None
     if not docstring:
         return None, ("rewrite-readable", "the answer's function has no docstring")

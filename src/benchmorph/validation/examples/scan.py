@@ -40,12 +40,11 @@ import bisect
 import builtins
 import math
 import re
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from benchmorph.models.prompts import parse_prompt_stub
+from benchmorph.data.prompt import anatomy
 
 Style = Literal["literal", "truthy"]
 
@@ -441,13 +440,6 @@ def _swap(node: ast.AST, call: ast.Call) -> ast.AST:
 # ---------------------------------------------------------------- the scanner
 
 
-def _parse(text: str) -> ast.Module | None:
-    """The prompt as a module; the invalid escapes some docstrings hold (``\\w``) are not worth a warning."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
-        return parse_prompt_stub(text)
-
-
 def _signature(tree: ast.Module | None, entry_point: str) -> list[ast.arg] | None:
     if tree is None:
         return None
@@ -457,44 +449,13 @@ def _signature(tree: ast.Module | None, entry_point: str) -> list[ast.arg] | Non
     return None
 
 
-def _docstring_regions(text: str, entry_point: str, tree: ast.Module | None = None) -> list[tuple[int, int]]:
-    """Where a reader finds the description: the module's and the entry point's string statements."""
-    tree = tree if tree is not None else _parse(text)
-    if tree is None:
-        return [(0, len(text))]
-    lines = text.splitlines(keepends=True) or [""]
-
-    def offset(lineno: int, col: int) -> int:
-        before = sum(len(line) for line in lines[: lineno - 1])
-        return before + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8", "ignore"))
-
-    regions = []
-    owners: list[ast.AST] = [tree]
-    owners += [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point
-    ]
-    for owner in owners:
-        for statement in getattr(owner, "body", []):
-            if (
-                isinstance(statement, ast.Expr)
-                and isinstance(statement.value, ast.Constant)
-                and isinstance(statement.value.value, str)
-                and statement.end_lineno is not None
-            ):
-                start = offset(statement.lineno, statement.col_offset)
-                regions.append((start, offset(statement.end_lineno, statement.end_col_offset or 0)))
-    return regions or [(0, len(text))]
-
-
 class _Scanner:
     """Reads one text; every reader marks the lines it consumed so later readers skip them."""
 
     def __init__(self, text: str, entry_point: str, params: Sequence[str] | None) -> None:
         self.text = text
         self.entry_point = entry_point
-        tree = _parse(text)
+        tree = anatomy(text, entry_point).tree
         signature = _signature(tree, entry_point)
         self.params: list[str] | None = list(params) if params is not None else None
         if self.params is None and signature is not None:
@@ -503,7 +464,7 @@ class _Scanner:
         self.offsets = [0]
         for line in self.lines:
             self.offsets.append(self.offsets[-1] + len(line))
-        self.regions = _docstring_regions(text, entry_point, tree)
+        self.regions = list(anatomy(text, entry_point).regions)
         self.doc_lines = [
             any(start < self.offsets[n + 1] and self.offsets[n] < end for start, end in self.regions)
             for n in range(len(self.lines))

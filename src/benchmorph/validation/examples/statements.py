@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchmorph.data.models import Problem, TestCase, Variant
+from benchmorph.data.prompt import parse_prompt_stub
 from benchmorph.execution.compare import stdout_match, values_match
 from benchmorph.execution.engine import Engine
-from benchmorph.models.prompts import parse_prompt_stub
 
 # Problem kinds whose statements are read here rather than by the function-docstring scanner.
 STATEMENT_KINDS = frozenset({"stdin", "method"})

@@ -19,7 +19,8 @@ import json
 import re
 
 from benchmorph.data.models import Problem
-from benchmorph.models.prompts import Request, parse_prompt_stub
+from benchmorph.data.prompt import parse_prompt_stub
+from benchmorph.models.prompts import Request
 from benchmorph.models.spec import Mode
 from benchmorph.validation.examples.statements import STATEMENT_KINDS, method_arguments
 

@@ -52,7 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchmorph.data.models import Problem
-from benchmorph.models.prompts import parse_prompt_stub
+from benchmorph.data.prompt import anatomy, parse_prompt_stub
 from benchmorph.testgen.types import (
     BOOL,
     FLOAT,
@@ -782,9 +782,9 @@ def plan_renames(
 # ------------------------------------------------------------------ the description
 
 
-@dataclass
+@dataclass(frozen=True)
 class Docstring:
-    """Where the description lives in a prompt: the literal's span and its parts."""
+    """The description's triple-quoted literal (``data.prompt``'s anatomy) as the rewriter splices it."""
 
     start: int  # offset of the literal (prefix included)
     end: int
@@ -797,35 +797,13 @@ class Docstring:
 
 
 def find_docstring(prompt: str, entry_point: str) -> Docstring | None:
-    """The entry point's docstring, or the module's (MBPP); only triple-quoted literals."""
-    tree = parse_prompt_stub(prompt)
-    if tree is None:
+    """The entry point's docstring, or the module's (MBPP); only triple-quoted literals are rewritten."""
+    doc = anatomy(prompt, entry_point).docstring
+    if doc is None or len(doc.quote) != 3:
         return None
-    owners: list[ast.AST] = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point
-    ]
-    owners.append(tree)
-    lines = prompt.splitlines(keepends=True) or [""]
-    starts = _offsets(prompt)
-    for owner in owners:
-        body = list(getattr(owner, "body", []))
-        while body and isinstance(body[0], ast.Import | ast.ImportFrom):
-            body = body[1:]  # HumanEval/115 imports math before its description
-        if not (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)):
-            continue
-        if not isinstance(body[0].value.value, str) or body[0].end_lineno is None:
-            continue
-        node = body[0]
-        start = _char(lines, starts, node.lineno, node.col_offset)
-        end = _char(lines, starts, node.end_lineno, node.end_col_offset or 0)
-        literal = prompt[start:end]
-        opener = re.match(r"(?i)[ru]*(\"\"\"|''')", literal)
-        if opener is None or not literal.endswith(opener.group(1)):
-            return None
-        return Docstring(start, end, opener.group(0), literal[len(opener.group(0)) : -3])
-    return None
+    return Docstring(
+        doc.start, doc.end, prompt[doc.start : doc.content_start], prompt[doc.content_start : doc.content_end]
+    )
 
 
 _NOT_PROSE_LINE = re.compile(
