@@ -30,7 +30,7 @@ LAYERS = (
     "report",
     "cli",
 )
-CLI_SHARED = {"benchmorph.cli.shared", "benchmorph.cli.progress"}
+CLI_SHARED = {"benchmorph.cli.shared", "benchmorph.cli.progress", "benchmorph.cli.options"}
 
 
 def imports(path: Path) -> Iterator[tuple[int, str, list[str]]]:

@@ -44,7 +44,8 @@ def test_help_lists_commands() -> None:
 @pytest.mark.parametrize(
     ("cli_module", "name", "library_module"),
     [
-        ("benchmorph.cli.morph", "DEFAULT_EPSILON", "benchmorph.morph.transforms.mine.mine"),
+        ("benchmorph.cli.morph", "DEFAULT_EPSILON", "benchmorph.morph.common.figures"),
+        ("benchmorph.cli.morph", "DEFAULT_LAMBDA", "benchmorph.morph.common.figures"),
         ("benchmorph.cli.instruct_cmd", "DEFAULT_COSINE", "benchmorph.instruct.decontaminate"),
         ("benchmorph.cli.instruct_cmd", "DEFAULT_N", "benchmorph.instruct.decontaminate"),
         ("benchmorph.cli.instruct_cmd", "HEURISTIC", "benchmorph.instruct.difficulty"),

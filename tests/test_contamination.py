@@ -224,7 +224,7 @@ def test_the_memorizer_needs_to_know_the_originals_of_foreign_variants() -> None
     memory = memorized([copied], "humaneval")
     assert baseline_code("memorizer", copied, memory) == humaneval.reference
     assert parse_spec("memorizer?originals=humaneval").options == {"originals": "humaneval"}
-    with pytest.raises(InputError, match="belongs to the memorizer and original"):
+    with pytest.raises(InputError, match="belongs to original and memorizer specs only"):
         parse_spec("reference?originals=humaneval")
 
 

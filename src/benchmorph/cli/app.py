@@ -25,7 +25,7 @@ from benchmorph.cli import (  # noqa: F401
     scenarios_cmd,
     tests_cmd,
 )
-from benchmorph.cli.shared import (
+from benchmorph.cli.options import (
     BackendOption,
     DataOption,
     FactorOption,
@@ -35,6 +35,8 @@ from benchmorph.cli.shared import (
     SandboxOption,
     TestDetailsOption,
     WorkersOption,
+)
+from benchmorph.cli.shared import (
     app,
     console,
     fail,

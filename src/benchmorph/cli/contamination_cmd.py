@@ -10,6 +10,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from benchmorph.cli.options import JsonOption
 from benchmorph.cli.shared import app, console, fail, out_console
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def contamination_command(
         list[Path],
         typer.Argument(help="Run directories: each model on the originals and on metamorphic variants."),
     ],
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the verdict here as JSON.")] = None,
+    json_out: JsonOption = None,
     reference_models: Annotated[
         str | None,
         typer.Option("--reference-models", help="Comma-separated models trusted to be uncontaminated."),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
+from benchmorph.cli.options import CachePathOption, MaxTokensOption, TemperatureOption
 from benchmorph.cli.shared import app, console, out_console, progress
 
 scenarios_app = typer.Typer(
@@ -90,9 +90,9 @@ def grow_command(
             "--embedder", help="Embedder spec for the cosine de-duplication step (off when not given)."
         ),
     ] = None,
-    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.8,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
-    cache_path: Annotated[Path | None, typer.Option("--cache-path", help="LLM cache file.")] = None,
+    temperature: TemperatureOption = 0.8,
+    max_tokens: MaxTokensOption = 1024,
+    cache_path: CachePathOption = None,
 ) -> None:
     """Grow the pool for these settings to --scenarios (or reuse the saved one); a larger target replays
     the cached rounds of a smaller one and continues from there."""

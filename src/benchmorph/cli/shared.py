@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -31,47 +30,6 @@ app = typer.Typer(
 )
 console = Console(stderr=True)
 out_console = Console()
-
-WorkersOption = Annotated[
-    int | None, typer.Option("--workers", "-j", help="Sandbox workers (default: number of cores).")
-]
-MinTimeOption = Annotated[
-    float, typer.Option("--min-time-limit", help="Smallest per-test time limit, seconds.")
-]
-FactorOption = Annotated[
-    float, typer.Option("--time-factor", help="Per-test limit = max(min, factor x reference time).")
-]
-SandboxOption = Annotated[
-    str | None,
-    typer.Option(
-        "--sandbox",
-        help="bwrap (default: bubblewrap isolation, the run stops if it cannot start) or rlimits "
-        "(no file-system or network isolation, only by explicit choice). Default: $BENCHMORPH_SANDBOX or bwrap.",
-        show_default=False,
-    ),
-]
-MemoryOption = Annotated[
-    int | None,
-    typer.Option(
-        "--memory-mb",
-        min=64,
-        help="Memory cap per sample, in MB, for all its processes together (a cgroup where one is "
-        "writable, else per process). Default: 4096.",
-        show_default=False,
-    ),
-]
-TestDetailsOption = Annotated[
-    bool,
-    typer.Option(
-        "--test-details/--first-failure",
-        help="Run every test and keep the per-test table (default: stop each sample at its first failing "
-        "test, as EvalPlus does; the verdicts' statuses are the same).",
-    ),
-]
-DataOption = Annotated[
-    Path | None,
-    typer.Option("--data", help="Local data file for the benchmark (instead of the cached download)."),
-]
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -161,25 +119,6 @@ def make_engine(
     engine = Engine(workers=workers, limits=limits, isolation=sandbox, test_details=test_details)
     engine.check_sandbox()
     return engine
-
-
-BackendOption = Annotated[
-    str,
-    typer.Option(
-        "--backend",
-        help="Where samples run: local (this machine's worker pool) or ray (one pool per node of a Ray "
-        "cluster; needs pip install 'benchmorph[ray]').",
-    ),
-]
-RayAddressOption = Annotated[
-    str | None,
-    typer.Option(
-        "--ray-address",
-        help="The Ray cluster for --backend ray (head host:port, or auto). Default: a Ray instance "
-        "started on this machine for the run and stopped at its end.",
-        show_default=False,
-    ),
-]
 
 
 def make_executor(

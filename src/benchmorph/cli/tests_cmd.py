@@ -10,27 +10,29 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from benchmorph.cli.shared import (
+from benchmorph.cli.options import (
+    CachePathOption,
+    ConcurrencyOption,
     DataOption,
+    JsonOption,
+    LimitOption,
+    MaxTokensOption,
     MemoryOption,
+    RetriesOption,
+    RunSeedOption,
     SandboxOption,
+    TasksOption,
+    TemperatureOption,
+    TimeoutOption,
     WorkersOption,
-    app,
-    console,
-    fail,
-    make_engine,
-    out_console,
-    progress,
 )
+from benchmorph.cli.shared import app, console, fail, make_engine, out_console, progress
 
 tests_app = typer.Typer(
     help="Generate tests for a benchmark and measure test suites by the mutants they kill.",
     no_args_is_help=True,
 )
 app.add_typer(tests_app, name="tests")
-
-LimitOption = Annotated[int | None, typer.Option("--limit", help="Only the first N problems.", min=1)]
-TasksOption = Annotated[str | None, typer.Option("--tasks", help="Only these task ids, comma-separated.")]
 
 
 def journal_path(out: Path) -> Path:
@@ -60,7 +62,7 @@ def augment_command(
     input_time_limit: Annotated[
         float, typer.Option("--input-time-limit", help="Most seconds one input may take.", min=0.001)
     ] = 1.0,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: RunSeedOption = 0,
     reduce: Annotated[
         bool, typer.Option("--reduce/--no-reduce", help="Keep only tests that add coverage or mutant kills.")
     ] = True,
@@ -74,12 +76,12 @@ def augment_command(
         int, typer.Option("--llm-inputs", help="Inputs asked of the generator per answer.", min=1)
     ] = 10,
     answers: Annotated[int, typer.Option("--answers", help="Generator answers per problem.", min=1)] = 1,
-    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.8,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001)] = 300.0,
-    retries: Annotated[int, typer.Option("--retries", min=0)] = 5,
-    cache_path: Annotated[Path | None, typer.Option("--cache-path")] = None,
+    temperature: TemperatureOption = 0.8,
+    max_tokens: MaxTokensOption = 1024,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = 300.0,
+    retries: RetriesOption = 5,
+    cache_path: CachePathOption = None,
     limit: LimitOption = None,
     tasks: TasksOption = None,
     data: DataOption = None,
@@ -179,8 +181,8 @@ def score_command(
     by_origin: Annotated[
         bool, typer.Option("--by-origin", help="Also score each suite's base tests alone (e.g. MBPP+ base).")
     ] = False,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the scores as JSON here.")] = None,
+    seed: RunSeedOption = 0,
+    json_out: JsonOption = None,
     limit: LimitOption = None,
     tasks: TasksOption = None,
     data: DataOption = None,

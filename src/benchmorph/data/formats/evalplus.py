@@ -1004,6 +1004,7 @@ register_benchmark(
 register_format(
     FormatEntry(
         name="evalplus",
+        priority=20,
         # EvoEval's verbose/concise files hold EvalPlus-shaped rows; their name says what they are.
         detect=lambda path: (
             _is_evalplus_row(first_record(path)) and not path.name.lower().startswith("evoeval_")
@@ -1014,6 +1015,7 @@ register_format(
 register_format(
     FormatEntry(
         name="humaneval+-inputs",
+        priority=21,
         detect=lambda path: _is_inputs_file(first_record(path)),
         loader=_path_loader(load_humaneval_plus),
     )

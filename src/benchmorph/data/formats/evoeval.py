@@ -408,7 +408,7 @@ def _release_loader(dataset: str):
     return load
 
 
-register_format(FormatEntry(name="evoeval", detect=is_evoeval, loader=read_evoeval))
+register_format(FormatEntry(name="evoeval", detect=is_evoeval, loader=read_evoeval, priority=30))
 register_benchmark(
     BenchmarkEntry(
         name="evoeval",
