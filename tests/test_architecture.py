@@ -155,3 +155,114 @@ def test_the_documented_quality_checks_are_the_registered_ones() -> None:
         if name in CHECKS or "-" in name
     }
     assert named == set(CHECKS), "add or remove these names in docs/architecture.md's quality checks"
+
+
+MORPH_CORE = {"benchmorph.morph.transform", "benchmorph.morph.finalize", "benchmorph.morph"}
+
+
+def test_each_transform_family_is_a_package() -> None:
+    families = PACKAGE / "morph" / "transforms"
+    loose = [path.name for path in families.iterdir() if path.suffix == ".py" and path.name != "__init__.py"]
+    assert loose == [], "a family is a package under morph/transforms/, not a module"
+    for family in (path for path in families.iterdir() if path.is_dir() and path.name != "__pycache__"):
+        assert (family / "__init__.py").exists(), f"{family.name} needs an __init__.py holding its Transform"
+
+
+def test_families_import_only_morph_common_and_lower_layers() -> None:
+    """A family shares code with another only through morph/common: never by importing it."""
+    wrong = []
+    for path in sorted((PACKAGE / "morph" / "transforms").rglob("*.py")):
+        parts = path.relative_to(PACKAGE / "morph" / "transforms").parts
+        own = f"benchmorph.morph.transforms.{parts[0]}" if len(parts) > 1 else None
+        for line, module, names in imports(path):
+            targets = [f"{module}.{name}" for name in names] if module == "benchmorph.morph" else [module]
+            for target in targets:
+                if not target.startswith("benchmorph.morph"):
+                    continue
+                allowed = (
+                    target in MORPH_CORE
+                    or target.startswith("benchmorph.morph.common")
+                    or (own is not None and (target == own or target.startswith(own + ".")))
+                )
+                if not allowed:
+                    wrong.append(f"{path.relative_to(PACKAGE)}:{line}: imports {target}")
+    assert wrong == []
+
+
+def test_morph_common_imports_no_family() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{line}: imports {module}"
+        for path in sorted((PACKAGE / "morph" / "common").rglob("*.py"))
+        for line, module, _ in imports(path)
+        if module.startswith("benchmorph.morph.transforms")
+    ]
+    assert wrong == []
+
+
+def test_testgen_imports_neither_validation_nor_morph() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{line}: imports {module}"
+        for path in sorted((PACKAGE / "testgen").rglob("*.py"))
+        for line, module, names in imports(path)
+        if module.startswith(("benchmorph.validation", "benchmorph.morph"))
+        or (module == "benchmorph" and {"validation", "morph"} & set(names))
+    ]
+    assert wrong == []
+
+
+EXTENSION_POINTS = {
+    "transforms": ("benchmorph.morph.transform", "TRANSFORMS"),
+    "quality checks": ("benchmorph.validation.checks.base", "CHECKS"),
+    "benchmarks": ("benchmorph.data.registry", "BENCHMARKS"),
+    "file formats": ("benchmorph.data.registry", "FORMATS"),
+    "model spec schemes": ("benchmorph.models.spec", "SCHEMES"),
+    "baselines": ("benchmorph.models.baselines", "BASELINES"),
+    "generation backends": ("benchmorph.models.backends", "GENERATORS"),
+    "embedders": ("benchmorph.models.embed", "EMBEDDERS"),
+    "report sections": ("benchmorph.report.section", "SECTIONS"),
+}
+
+
+def test_every_extension_point_resolves_through_the_core_registry() -> None:
+    import importlib
+
+    from benchmorph.core.registry import ALL_REGISTRIES, Registry
+
+    for kind, (module, name) in EXTENSION_POINTS.items():
+        registry = getattr(importlib.import_module(module), name)
+        assert isinstance(registry, Registry), kind
+        assert registry in ALL_REGISTRIES
+        assert registry.names(), f"no {kind} registered"
+
+
+def test_no_module_keeps_a_registry_of_its_own() -> None:
+    """Module-level dicts or lists filled by a register function are the pattern the core registry replaces."""
+    own = re.compile(r"^_?[A-Z_]*(REGISTRY|FACTORIES|_LOADER_MODULES)\b.*=", re.M)
+    wrong = [
+        f"{path.relative_to(PACKAGE)}: {match.group(0)}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for match in own.finditer(path.read_text())
+    ]
+    assert wrong == []
+
+
+def test_morph_list_loads_only_the_family_packages() -> None:
+    """`morph list` imports each family's __init__ (contract and options), none of its work."""
+    code = (
+        "import json, sys\n"
+        "from benchmorph.morph.transform import transform_names\n"
+        "transform_names()\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('benchmorph'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = __import__("json").loads(done.stdout)
+    work = [m for m in loaded if m.startswith("benchmorph.morph.transforms.") and m.count(".") > 3]
+    assert work == [], f"discovery loaded the families' work modules: {work}"
+    heavy = [
+        m
+        for m in loaded
+        if m.startswith(("benchmorph.execution", "benchmorph.models", "benchmorph.validation"))
+    ]
+    assert heavy == [], f"discovery loaded {heavy}"
+    assert len(loaded) <= 25, f"{len(loaded)} benchmorph modules for a list of names: {loaded}"
