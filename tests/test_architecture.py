@@ -220,6 +220,7 @@ EXTENSION_POINTS = {
     "generation backends": ("benchmorph.models.backends", "GENERATORS"),
     "embedders": ("benchmorph.models.embed", "EMBEDDERS"),
     "report sections": ("benchmorph.report.section", "SECTIONS"),
+    "oracles": ("benchmorph.data.oracles", "ORACLES"),
 }
 
 

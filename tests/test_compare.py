@@ -11,9 +11,10 @@ import math
 
 import pytest
 
+from benchmorph.data.oracles import ORACLES
 from benchmorph.data.values import Opaque
 from benchmorph.execution.compare import DIFF_WIDTH, effective_atol, short_diff, stdout_match, values_match
-from benchmorph.execution.oracles import _ORACLES, get_oracle, oracle_names, register_oracle
+from benchmorph.execution.oracles import get_oracle, oracle_names, register_oracle
 
 NAN = float("nan")
 INF = float("inf")
@@ -233,4 +234,4 @@ def test_oracle_registry() -> None:
         assert not get_oracle("test_any_even")([], 3, 2, 0.0)
         assert "test_any_even" in oracle_names()
     finally:
-        _ORACLES.pop("test_any_even", None)
+        ORACLES.remove("test_any_even")

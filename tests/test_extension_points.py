@@ -200,3 +200,28 @@ def test_every_offline_transform_runs_the_output_checks(
     for candidate in checked:
         missing = readers - set(candidate.provenance["checks_run"])
         assert not missing, f"{candidate.id} lacks {sorted(missing)}"
+
+
+def test_an_unknown_oracle_is_one_line_when_the_problem_is_loaded(tmp_path: Path) -> None:
+    problems = tmp_path / "problems.jsonl"
+    row = (
+        '{"record": "problem", "schema_version": 1, "id": "T/1", "prompt": "def f(x):\\n    pass\\n", '
+        '"entry_point": "f", "reference": "def f(x):\\n    return x\\n", "oracle": "nope", '
+        '"tests": [{"input": [1]}]}'
+    )
+    problems.write_text(row + "\n")
+    done = run_cli(
+        "run", str(problems), "--model", "reference", "--out", str(tmp_path / "r"), cache=tmp_path / "c"
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().endswith(
+        "problems.jsonl:1: field 'oracle': unknown oracle 'nope' (known: polynomial_root)"
+    ), done.stderr
+
+
+def test_a_check_must_declare_what_it_reads() -> None:
+    from benchmorph.core.registry import RegistryError
+    from benchmorph.validation.checks.base import quality_check
+
+    with pytest.raises(RegistryError, match="must declare what it reads.*got tea"):
+        quality_check("toy-bad", reads={"tea"})
