@@ -267,3 +267,37 @@ def test_morph_list_loads_only_the_family_packages() -> None:
     ]
     assert heavy == [], f"discovery loaded {heavy}"
     assert len(loaded) <= 25, f"{len(loaded)} benchmorph modules for a list of names: {loaded}"
+
+
+def _doc_block(marker: str) -> str:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    [code] = [block for block in re.findall(r"```python\n(.*?)```", text, re.S) if marker in block]
+    return code
+
+
+def test_the_documented_quality_check_recipe_runs_for_every_candidate(tmp_path: Path) -> None:
+    (tmp_path / "few_tests.py").write_text(_doc_block("@quality_check("))
+    env = {"BENCHMORPH_CHECKS": "few_tests", "PYTHONPATH": str(tmp_path)}
+    out = tmp_path / "mined.jsonl"
+    done = run_cli(
+        "morph", "run", "mine", "humaneval", "--tasks", "HumanEval/2,HumanEval/12",
+        "--out", str(out), cache=tmp_path / "cache", env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    checked = [c for c in read_native(tmp_path / "mined.candidates.jsonl") if c.provenance["checks_run"]]
+    assert checked and all("few-tests" in c.provenance["checks_run"] for c in checked)
+
+
+def test_the_documented_report_section_recipe_shows_in_the_report(tmp_path: Path) -> None:
+    (tmp_path / "run_count.py").write_text(_doc_block("register_section("))
+    run_dir = tmp_path / "he-reference"
+    done = run_cli(
+        "run", "humaneval", "--model", "reference", "--tasks", "HumanEval/0", "--out", str(run_dir),
+        cache=tmp_path / "cache",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    env = {"BENCHMORPH_REPORT_SECTIONS": "run_count", "PYTHONPATH": str(tmp_path)}
+    html = tmp_path / "r.html"
+    done = run_cli("report", str(run_dir), "--html", str(html), cache=tmp_path / "cache", env=env)
+    assert done.returncode == 0, done.stderr
+    assert '<section id="run-count"><h2>Runs</h2><p>1 runs</p></section>' in html.read_text()
