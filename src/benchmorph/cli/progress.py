@@ -6,12 +6,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    Task,
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
@@ -24,7 +26,7 @@ class RateColumn(TextColumn):
     def __init__(self) -> None:
         super().__init__("")
 
-    def render(self, task) -> Text:  # type: ignore[override]
+    def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
         return Text(f"{speed:6.1f}/s" if speed else "     -/s", style="progress.data.speed")
 
@@ -66,12 +68,12 @@ def plain_progress(
 ) -> Iterator[Callable[[int], None]]:
     """Without a terminal (CI logs, nohup) a live bar shows nothing: print a line every ``every`` seconds."""
     lock = threading.Lock()
-    state = {"done": 0, "total": total, "last": time.monotonic()}
+    state: dict[str, Any] = {"done": 0, "total": total, "last": time.monotonic()}
     started = time.monotonic()
 
     def line() -> str:
         elapsed = time.monotonic() - started
-        done, whole = state["done"], state["total"]
+        done, whole = int(state["done"] or 0), state["total"]
         rate = done / elapsed if elapsed > 0 else 0.0
         text = f"{description}: {done}/{whole if whole is not None else '?'} ({rate:.1f}/s, {elapsed:.0f}s"
         if whole and rate > 0 and done < whole:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Variant
@@ -120,7 +120,8 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
     """Prepare, recompute tests and examples, check and record provenance for every draft."""
     outcome: dict[int, Variant] = {}
     prepared = engine.prepare([draft.variant for draft in drafts], progress)
-    ready = {problem.id: problem for problem in prepared.problems}
+    # prepare hands back what it was given (Variants here), with their tests' outputs filled.
+    ready = {problem.id: cast(Variant, problem) for problem in prepared.problems}
     alive: list[tuple[int, Draft, Variant]] = []
     for index, draft in enumerate(drafts):
         variant = draft.variant

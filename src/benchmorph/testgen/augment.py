@@ -357,7 +357,7 @@ def augment_problem(
     def check(batch: list[_Candidate], needed: int | None = None) -> list[_Candidate]:
         """The valid candidates of a batch, in order; past ``needed`` valid ones the rest do not count."""
         runs = engine.run_inputs(base, [candidate.args for candidate in batch], code=code, limits=limits)
-        valid = []
+        valid: list[Any] = []
         for candidate, run in zip(batch, runs, strict=True):
             if needed is not None and len(valid) >= needed:
                 break

@@ -140,4 +140,4 @@ def is_native(path: Path) -> bool:
     return row is not None and "schema_version" in row
 
 
-register_format(FormatEntry(name="benchmorph", detect=is_native, loader=read_native, priority=10))
+register_format(FormatEntry(name="benchmorph", detect=is_native, loader=read_native, priority=10))  # type: ignore[arg-type]
