@@ -26,7 +26,7 @@ from benchmorph.instruct.records import Pair, read_pairs
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 
-DATA = Path(__file__).parent / "data" / "instruct"
+DATA = Path(__file__).parent / "fixtures" / "instruct"
 ALPACA = DATA / "alpaca30.jsonl"
 MBPP_PLUS = Path("/work/shared/data/evalplus/MbppPlus.dev-2023-11-16.jsonl")
 HUMANEVAL_0 = load_benchmark("humaneval").by_id()["HumanEval/0"]

@@ -1,6 +1,6 @@
-"""Every malformed input in tests/data/malformed, through the real CLI: one error line, exit 2, no traceback.
+"""Every malformed input in tests/fixtures/malformed, through the real CLI: one error line, exit 2, no traceback.
 
-The table is tests/data/malformed/cases.json (file -> arguments -> what the
+The table is tests/fixtures/malformed/cases.json (file -> arguments -> what the
 line must say); make_corpus.py there writes the files.  Each case runs
 in-process through ``benchmorph.cli.app.main``, the function the
 ``benchmorph`` script calls, so the InputError handler and the exit code are
@@ -25,7 +25,7 @@ from benchmorph.data.samples import read_samples
 from benchmorph.morph.review import read_csv
 from cli_runner import run_cli
 
-CORPUS = Path(__file__).resolve().parent / "data" / "malformed"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "malformed"
 TABLE: dict[str, dict[str, Any]] = json.loads((CORPUS / "cases.json").read_text(encoding="utf-8"))["cases"]
 NOT_CASES = {"ok", "cases.json", "make_corpus.py", "__pycache__"}
 
