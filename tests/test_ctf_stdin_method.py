@@ -29,8 +29,8 @@ from benchmorph.validation.examples.statements import (
 )
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
+from paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures"
 GENERATOR_MARK = "counterfactual versions of programming problems"
 
 

@@ -32,11 +32,9 @@ from benchmorph.data.formats.evalplus import (
 from benchmorph.data.formats.humaneval import humaneval_problem_records, load_humaneval
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.registry import load_benchmark
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "evalplus"
-HE_INPUTS = DATA / "HumanEvalPlusInputs.dev-2023-04-26.jsonl"
-HE_CONTRACTS = DATA / "HumanEvalPlusContracts.dev-2023-04-26.jsonl"
-MBPP = DATA / "MbppPlus.dev-2023-11-16.jsonl"
+from paths import HUMANEVAL_PLUS_CONTRACTS as HE_CONTRACTS
+from paths import HUMANEVAL_PLUS_INPUTS as HE_INPUTS
+from paths import MBPP_PLUS as MBPP
 
 needs_data = pytest.mark.skipif(
     not (HE_INPUTS.exists() and HE_CONTRACTS.exists() and MBPP.exists()), reason="shared EvalPlus data absent"

@@ -20,8 +20,8 @@ from benchmorph.data.models import Variant
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution import Engine
 from benchmorph.execution.engine import Job
+from paths import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EVOEVAL = FIXTURES / "evoeval_sample.jsonl"
 LCB = FIXTURES / "livecodebench_sample.jsonl"
 

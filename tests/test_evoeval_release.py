@@ -24,8 +24,9 @@ from benchmorph.evaluation.runs import run_benchmark
 from benchmorph.evaluation.sensitivity import pair_runs, sensitivity
 from benchmorph.execution import Engine
 from benchmorph.report.build import build_report
+from paths import FIXTURES
 
-RELEASE = Path(__file__).resolve().parent / "fixtures" / "evoeval_release"
+RELEASE = FIXTURES / "evoeval_release"
 SETS = ("combine", "verbose", "difficult", "creative")
 SEEDS = (
     "HumanEval/0,HumanEval/2,HumanEval/24,HumanEval/28,HumanEval/29,HumanEval/34,HumanEval/35,HumanEval/72"

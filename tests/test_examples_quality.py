@@ -11,7 +11,6 @@ of the review (94, 142: "the output should be 10" never recomputed; 128,
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -27,8 +26,7 @@ from benchmorph.validation.examples.recompute import (
     scan_problem,
 )
 from benchmorph.validation.examples.scan import claimed_values, rewrite_examples, same_value, scan_examples
-
-MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
+from paths import MBPP_PLUS as MBPP
 
 # (spelling, text, entry point, parameters, new values): one example per text unless the values say more.
 SPELLINGS = [

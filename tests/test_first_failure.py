@@ -20,16 +20,9 @@ from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.peers import reference_and_mutants
 from benchmorph.execution import Engine, Job
 from benchmorph.report.details import describe_failure
+from paths import HUMANEVAL_PLUS_INPUTS as PLUS_INPUTS
 
 pytestmark = pytest.mark.timeout(600)
-
-PLUS_INPUTS = (
-    Path(__file__).resolve().parents[1].parent
-    / "shared"
-    / "data"
-    / "evalplus"
-    / "HumanEvalPlusInputs.dev-2023-04-26.jsonl"
-)
 
 
 def judge_both(problems: list[Problem], samples: list, cache: Path, workers: int = 2) -> tuple[list, list]:

@@ -19,9 +19,8 @@ from benchmorph.data import load_benchmark
 from benchmorph.data.models import Problem
 from benchmorph.execution import Engine, Job
 from cli_runner import run_cli
+from paths import HUMANEVAL_PLUS_INPUTS as INPUTS
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "evalplus"
-INPUTS = DATA / "HumanEvalPlusInputs.dev-2023-04-26.jsonl"
 NOT_A_ROOT_INPUT = [[-20, 156, -864, 2667, -4392, 3744, -1440, 79]]
 STORED = 0.3313874511391548
 

@@ -10,7 +10,6 @@ import math
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -36,9 +35,8 @@ from benchmorph.testgen.types import (
     parse_type,
     stdin_line_values,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
-MBPP = ROOT.parent / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
+from paths import MBPP_PLUS as MBPP
+from paths import ROOT
 
 
 def sig_of(inputs: list[list], reference: str = "def f(*args):\n    pass\n") -> Signature:

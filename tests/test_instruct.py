@@ -25,10 +25,10 @@ from benchmorph.instruct.read import read_instructions
 from benchmorph.instruct.records import Pair, read_pairs
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
+from paths import FIXTURES, MBPP_PLUS
 
-DATA = Path(__file__).parent / "fixtures" / "instruct"
+DATA = FIXTURES / "instruct"
 ALPACA = DATA / "alpaca30.jsonl"
-MBPP_PLUS = Path("/work/shared/data/evalplus/MbppPlus.dev-2023-11-16.jsonl")
 HUMANEVAL_0 = load_benchmark("humaneval").by_id()["HumanEval/0"]
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,7 @@ from benchmorph.instruct.select import (
     select_pairs,
     select_random,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
 
 
 def brute_force(

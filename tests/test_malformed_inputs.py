@@ -24,8 +24,9 @@ from benchmorph.data.formats.native import read_native
 from benchmorph.data.samples import read_samples
 from benchmorph.morph.review import read_csv
 from cli_runner import run_cli
+from paths import FIXTURES
 
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "malformed"
+CORPUS = FIXTURES / "malformed"
 TABLE: dict[str, dict[str, Any]] = json.loads((CORPUS / "cases.json").read_text(encoding="utf-8"))["cases"]
 NOT_CASES = {"ok", "cases.json", "make_corpus.py", "__pycache__"}
 

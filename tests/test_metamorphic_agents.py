@@ -28,9 +28,8 @@ from benchmorph.morph.transforms.metamorphic.agents import _seed, acceptance_by_
 from benchmorph.morph.transforms.metamorphic.prompts import context_request, parse_contexts
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
+from paths import MBPP_PLUS as MBPP_FILE
 
-ROOT = Path(__file__).resolve().parents[1]
-MBPP_FILE = ROOT.parent / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
 HUMANEVAL = load_benchmark("humaneval").by_id()
 CLOSE = HUMANEVAL["HumanEval/0"]  # has_close_elements
 LONGEST = HUMANEVAL["HumanEval/12"]

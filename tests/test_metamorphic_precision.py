@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -28,8 +27,8 @@ from benchmorph.morph.transforms.metamorphic.rules import (
     propose_variants,
     rephrase,
 )
+from paths import MBPP_PLUS as MBPP
 
-MBPP = Path("/work/shared/data/evalplus/MbppPlus.dev-2023-11-16.jsonl")
 K = 5
 
 

@@ -36,8 +36,8 @@ from benchmorph.testgen.types import param_names
 from benchmorph.validation.distances import description_text
 from benchmorph.validation.diversity import bleu4
 from cli_runner import run_cli
+from paths import MBPP_PLUS as MBPP
 
-MBPP = Path("/work/shared/data/evalplus/MbppPlus.dev-2023-11-16.jsonl")
 K = 5
 
 

@@ -20,6 +20,7 @@ from benchmorph.validation.examples.recompute import claim_agrees
 from benchmorph.validation.examples.scan import claimed_values, rewrite_examples, scan_examples
 from benchmorph.validation.links import strip_links
 from cli_runner import run_cli
+from paths import MBPP_PLUS as MBPP
 
 # (problem, rule) of the variants the review found wrong (issue 11, section 3).
 REVIEWED_BAD = {
@@ -35,7 +36,6 @@ REVIEWED_BAD = {
     ("HumanEval/29", "affix:prefix>suffix"),
     ("HumanEval/160", "position:first>last"),
 }
-MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
 
 
 def check_variants(variants: list[Variant], parents: dict[str, Problem], engine: Engine) -> None:

@@ -8,8 +8,6 @@ linking the w3resource exercise for "even".
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from benchmorph.data.models import Problem
@@ -17,8 +15,7 @@ from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.transforms.mine.mine import mine
 from benchmorph.validation.links import URL, strip_links
-
-MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "evalplus" / "MbppPlus.dev-2023-11-16.jsonl"
+from paths import MBPP_PLUS as MBPP
 
 
 @pytest.fixture(scope="module")

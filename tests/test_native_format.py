@@ -15,8 +15,7 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.formats.native import is_native, read_native, write_native
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.registry import load_benchmark
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+from paths import FIXTURES
 
 
 def _problem(pid: str = "demo/1", **overrides) -> Problem:

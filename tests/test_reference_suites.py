@@ -14,8 +14,8 @@ import pytest
 
 from benchmorph.data import load_benchmark
 from benchmorph.execution import Engine, Job
+from paths import EVALPLUS as DATA
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "evalplus"
 pytestmark = pytest.mark.slow
 
 

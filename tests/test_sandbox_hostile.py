@@ -31,6 +31,7 @@ import pytest
 from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.execution import Engine, Job
 from benchmorph.execution.sandbox import bwrap_problem
+from paths import SHARED_DATA as DATA_DIR
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -39,7 +40,6 @@ needs_bwrap = pytest.mark.skipif(
 )
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="sample uids are only dropped when running as root")
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 # ----------------------------------------------------------------- helpers
 

@@ -11,12 +11,12 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchmorph.models.sanitize import KINDS, sanitize
+from paths import ROOT
 
 ENTRY = "has_close_elements"
 PROMPT = '''from typing import List
@@ -44,7 +44,7 @@ SOLUTION = """def has_close_elements(numbers, threshold):
                 return True
     return False
 """
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "sanitize_speed.py"
+BENCH = ROOT / "bench" / "sanitize_speed.py"
 
 
 def run(code: str, capsys: pytest.CaptureFixture[str] | None = None) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from benchmorph.data import load_benchmark
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.testgen.seeds import parse_seed_inputs, seed_input_prompt
 from benchmorph.testgen.types import infer_signature
+from paths import FIXTURES, ROOT
 
-FIXTURES = Path(__file__).parent / "fixtures"
 HUMANEVAL = load_benchmark("humaneval").by_id()
 
 
@@ -153,7 +153,7 @@ def test_malicious_answers_are_rejected_and_never_run(answer: str, tmp_path: Pat
 
 
 def test_the_reader_has_no_way_to_run_code() -> None:
-    source = (Path(__file__).resolve().parents[1] / "src/benchmorph/testgen/seeds.py").read_text()
+    source = (ROOT / "src/benchmorph/testgen/seeds.py").read_text()
     calls = [node.func for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)]
     names = {func.id for func in calls if isinstance(func, ast.Name)}
     attributes = {func.attr for func in calls if isinstance(func, ast.Attribute)}

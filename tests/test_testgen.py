@@ -35,9 +35,9 @@ from benchmorph.testgen.score import mutant_set, restrict_to_origins, score_suit
 from benchmorph.testgen.seed_llm import SeedGenerator
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer
+from paths import HUMANEVAL_PLUS_INPUTS as PLUS_INPUTS
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-PLUS_INPUTS = ROOT.parent / "shared" / "data" / "evalplus" / "HumanEvalPlusInputs.dev-2023-04-26.jsonl"
 HUMANEVAL_PLUS = load_benchmark("humaneval+", PLUS_INPUTS).by_id()
 HUMANEVAL = load_benchmark("humaneval").by_id()
 

@@ -8,8 +8,7 @@ from pathlib import Path
 from benchmorph.data.formats.native import read_native
 from benchmorph.morph.transform import transform_names
 from cli_runner import run_cli
-
-TESTS = Path(__file__).resolve().parent
+from paths import TESTS
 
 PROBLEMS = [
     {

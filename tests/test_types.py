@@ -4,7 +4,6 @@ and on the real inputs of every HumanEval, HumanEval+ and MBPP+ problem."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -36,11 +35,9 @@ from benchmorph.testgen.types import (
     line_value,
     parse_type,
 )
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "evalplus"
-HE_INPUTS = DATA / "HumanEvalPlusInputs.dev-2023-04-26.jsonl"
-MBPP = DATA / "MbppPlus.dev-2023-11-16.jsonl"
-FIXTURES = Path(__file__).parent / "fixtures"
+from paths import FIXTURES
+from paths import HUMANEVAL_PLUS_INPUTS as HE_INPUTS
+from paths import MBPP_PLUS as MBPP
 
 
 def t(text: str) -> TypeExpr:

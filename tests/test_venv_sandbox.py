@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 
 from benchmorph.execution.sandbox import bwrap_problem
-
-REPO = Path(__file__).resolve().parents[1]
+from paths import ROOT as REPO
 
 pytestmark = [
     pytest.mark.slow,
