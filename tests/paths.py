@@ -11,6 +11,7 @@ for a checkout without the data.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,21 @@ SHARED_FILES = (MBPP_PLUS, HUMANEVAL_PLUS_INPUTS, HUMANEVAL_PLUS_CONTRACTS)
 WITHOUT_SHARED = "BENCHMORPH_TESTS_WITHOUT_SHARED"
 
 
+@dataclass(frozen=True)
+class SharedData:
+    """The shared EvalPlus files, each checked present: what the ``shared_data`` fixture gives a test."""
+
+    root: Path = SHARED_DATA
+    mbpp_plus: Path = MBPP_PLUS
+    humaneval_plus_inputs: Path = HUMANEVAL_PLUS_INPUTS
+    humaneval_plus_contracts: Path = HUMANEVAL_PLUS_CONTRACTS
+
+
 def require_shared(*paths: Path) -> None:
     """Fail the calling test (skip it only when ``$BENCHMORPH_TESTS_WITHOUT_SHARED`` is 1) if a file is missing.
+
+    Tests and fixtures ask for the ``shared_data`` fixture; this is for the plain (cached) helpers
+    that load a shared file for several tests.
 
     A failure, not a skip, by default: a skip would let CI pass green on a checkout whose
     ``../shared`` is elsewhere while every test of MBPP+ and HumanEval+ silently did nothing.
@@ -39,9 +53,9 @@ def require_shared(*paths: Path) -> None:
     if not missing:
         return
     message = (
-        f"shared data missing: {missing[0]} (expected ../shared/data next to the project root {ROOT}; "
-        f"set {WITHOUT_SHARED}=1 to skip the tests that need it)"
+        f"shared data missing: {missing[0]} (../shared/data beside the project root; "
+        f"{WITHOUT_SHARED}=1 skips the tests that need it)"
     )
     if os.environ.get(WITHOUT_SHARED) == "1":
-        pytest.skip(message)
+        pytest.skip(message, allow_module_level=True)
     pytest.fail(message, pytrace=False)

@@ -35,10 +35,9 @@ from benchmorph.data.registry import load_benchmark
 from paths import HUMANEVAL_PLUS_CONTRACTS as HE_CONTRACTS
 from paths import HUMANEVAL_PLUS_INPUTS as HE_INPUTS
 from paths import MBPP_PLUS as MBPP
+from paths import SharedData
 
-needs_data = pytest.mark.skipif(
-    not (HE_INPUTS.exists() and HE_CONTRACTS.exists() and MBPP.exists()), reason="shared EvalPlus data absent"
-)
+needs_data = pytest.mark.usefixtures("shared_data")
 
 
 def exact(value):
@@ -55,17 +54,13 @@ def _no_env(monkeypatch, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def heplus():
-    if not HE_INPUTS.exists():
-        pytest.skip("shared EvalPlus data absent")
-    return {problem.id: problem for problem in load_humaneval_plus(HE_INPUTS)}
+def heplus(shared_data: SharedData):
+    return {problem.id: problem for problem in load_humaneval_plus(shared_data.humaneval_plus_inputs)}
 
 
 @pytest.fixture(scope="module")
-def mbpp():
-    if not MBPP.exists():
-        pytest.skip("shared EvalPlus data absent")
-    return {problem.id: problem for problem in load_mbpp_plus(MBPP)}
+def mbpp(shared_data: SharedData):
+    return {problem.id: problem for problem in load_mbpp_plus(shared_data.mbpp_plus)}
 
 
 # --------------------------------------------------------------------------- restore_shape

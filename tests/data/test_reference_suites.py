@@ -14,7 +14,7 @@ import pytest
 
 from benchmorph.data import load_benchmark
 from benchmorph.execution import Engine, Job
-from paths import EVALPLUS as DATA
+from paths import HUMANEVAL_PLUS_INPUTS, MBPP_PLUS, require_shared
 
 pytestmark = pytest.mark.slow
 
@@ -26,8 +26,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory):
 
 
 def references_pass(engine: Engine, name: str, path: Path):
-    if not path.exists():
-        pytest.skip(f"{path} not present")
+    require_shared(path)
     bench = load_benchmark(name, path)
     report = engine.prepare(bench.problems)
     verdicts = engine.evaluate([Job(p, p.reference, p.id) for p in report.problems])
@@ -36,9 +35,7 @@ def references_pass(engine: Engine, name: str, path: Path):
 
 
 def test_humaneval_plus_references_pass(engine: Engine) -> None:
-    bench, report, failing = references_pass(
-        engine, "humaneval+", DATA / "HumanEvalPlusInputs.dev-2023-04-26.jsonl"
-    )
+    bench, report, failing = references_pass(engine, "humaneval+", HUMANEVAL_PLUS_INPUTS)
     assert len(bench.problems) == 164 and not report.unusable
     assert failing == {}
     assert sum(len(p.tests) for p in report.problems) > 10000
@@ -62,7 +59,7 @@ def test_humaneval_plus_references_pass(engine: Engine) -> None:
 
 
 def test_mbpp_plus_references_pass(engine: Engine) -> None:
-    bench, report, failing = references_pass(engine, "mbpp+", DATA / "MbppPlus.dev-2023-11-16.jsonl")
+    bench, report, failing = references_pass(engine, "mbpp+", MBPP_PLUS)
     assert len(bench.problems) == 399 and not report.unusable
     assert failing == {}
     # Known drops: Mbpp/267 and Mbpp/734 have plus inputs their own contract rejects; Mbpp/255's

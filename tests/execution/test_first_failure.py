@@ -20,7 +20,7 @@ from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.peers import reference_and_mutants
 from benchmorph.execution import Engine, Job
 from benchmorph.report.details import describe_failure
-from paths import HUMANEVAL_PLUS_INPUTS as PLUS_INPUTS
+from paths import SharedData
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -62,9 +62,9 @@ def test_humaneval_reference_and_mutants_same_statuses(tmp_path: Path) -> None:
     assert {"pass", "fail", "error"} <= statuses, statuses
 
 
-def test_humaneval_plus_stops_early_and_agrees(tmp_path: Path) -> None:
+def test_humaneval_plus_stops_early_and_agrees(tmp_path: Path, shared_data: SharedData) -> None:
     """HumanEval+ (about 100 tests a task): a wrong answer stops at its first failure, mid-stream."""
-    bench = load_benchmark("humaneval+", PLUS_INPUTS)
+    bench = load_benchmark("humaneval+", shared_data.humaneval_plus_inputs)
     chosen = [
         p for p in bench.problems if p.id in {"HumanEval/0", "HumanEval/12", "HumanEval/13", "HumanEval/35"}
     ]

@@ -25,7 +25,7 @@ NOT_A_ROOT_INPUT = [[-20, 156, -864, 2667, -4392, 3744, -1440, 79]]
 STORED = 0.3313874511391548
 
 pytestmark = [
-    pytest.mark.skipif(not INPUTS.exists(), reason="shared EvalPlus data absent"),
+    pytest.mark.usefixtures("shared_data"),
     pytest.mark.timeout(300),
 ]
 

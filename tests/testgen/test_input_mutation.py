@@ -35,8 +35,7 @@ from benchmorph.testgen.types import (
     parse_type,
     stdin_line_values,
 )
-from paths import MBPP_PLUS as MBPP
-from paths import ROOT
+from paths import ROOT, SharedData
 
 
 def sig_of(inputs: list[list], reference: str = "def f(*args):\n    pass\n") -> Signature:
@@ -113,9 +112,8 @@ def test_every_value_is_admitted_on_every_humaneval_problem() -> None:
             assert sig.admits_args(args), (problem.id, args)
 
 
-@pytest.mark.skipif(not MBPP.exists(), reason="shared EvalPlus data absent")
-def test_every_value_is_admitted_on_every_mbpp_plus_problem() -> None:
-    for problem in load_mbpp_plus(MBPP):
+def test_every_value_is_admitted_on_every_mbpp_plus_problem(shared_data: SharedData) -> None:
+    for problem in load_mbpp_plus(shared_data.mbpp_plus):
         sig = infer_signature(problem)
         seeds = [test.input for test in problem.tests if test.origin == "base"]
         for args in itertools.islice(mutation_stream(seeds, sig, 1), 20):

@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -36,10 +37,15 @@ from benchmorph.testgen.seed_llm import SeedGenerator
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer
 from paths import HUMANEVAL_PLUS_INPUTS as PLUS_INPUTS
-from paths import ROOT
+from paths import ROOT, require_shared
 
-HUMANEVAL_PLUS = load_benchmark("humaneval+", PLUS_INPUTS).by_id()
 HUMANEVAL = load_benchmark("humaneval").by_id()
+
+
+@cache
+def humaneval_plus() -> dict[str, Problem]:
+    require_shared(PLUS_INPUTS)
+    return load_benchmark("humaneval+", PLUS_INPUTS).by_id()
 
 
 def base_only(problem: Problem) -> Problem:
@@ -56,7 +62,7 @@ def engine():
 
 
 def test_coverage_is_traced_in_the_sandbox_per_input(engine: Engine) -> None:
-    problem = HUMANEVAL_PLUS["HumanEval/0"]  # has_close_elements: a loop with an early return
+    problem = humaneval_plus()["HumanEval/0"]  # has_close_elements: a loop with an early return
     early, late = engine.coverage(problem, [[[1.0, 1.5], 1.0], [[1.0, 3.0], 1.0]])
     lines = {item[1] for item in early if item[0] == "line"}
     assert lines and lines <= set(range(1, problem.reference.count("\n") + 2))
@@ -108,7 +114,7 @@ def test_greedy_cover_keeps_required_and_covers_everything() -> None:
 
 
 def test_an_input_outside_the_contract_is_never_kept(engine: Engine) -> None:
-    problem = base_only(HUMANEVAL_PLUS["HumanEval/0"])  # contract: threshold > 0, numbers are numbers
+    problem = base_only(humaneval_plus()["HumanEval/0"])  # contract: threshold > 0, numbers are numbers
     assert CONTRACT_MARK in checked_reference(problem)
     outside = [[[1.0, 2.0], -1.0], [[1.0, 2.0], 0.0], [[1.0, "2"], 0.5]]
     result = augment_problem(
@@ -152,7 +158,9 @@ def test_an_input_the_reference_raises_or_times_out_on_is_never_kept(engine: Eng
 
 @pytest.mark.slow
 def test_the_reduced_suite_keeps_coverage_and_mutant_kills_on_real_problems(engine: Engine) -> None:
-    problems = [base_only(HUMANEVAL_PLUS[task]) for task in ("HumanEval/12", "HumanEval/26", "HumanEval/106")]
+    problems = [
+        base_only(humaneval_plus()[task]) for task in ("HumanEval/12", "HumanEval/26", "HumanEval/106")
+    ]
     results = augment_benchmark(problems, engine, AugmentOptions(per_problem=300))
     for result in results:
         full, reduced = result.unreduced, result.problem
@@ -258,13 +266,13 @@ def test_a_variant_gets_tests_from_its_parents_inputs_and_its_own_reference(engi
 
 def test_the_journal_resumes_only_what_the_same_question_produced(tmp_path: Path, engine: Engine) -> None:
     journal = tmp_path / "aug.journal.jsonl"
-    first = [base_only(HUMANEVAL_PLUS[task]) for task in ("HumanEval/0", "HumanEval/12")]
+    first = [base_only(humaneval_plus()[task]) for task in ("HumanEval/0", "HumanEval/12")]
     options = AugmentOptions(per_problem=20, reduce=False)
     done = augment_benchmark(first, engine, options, journal=journal)
     assert len(journal.read_text().splitlines()) == 2
     with journal.open("a") as handle:
         handle.write('{"key": "torn')  # a crash mid-line
-    more = [*first, base_only(HUMANEVAL_PLUS["HumanEval/55"])]
+    more = [*first, base_only(humaneval_plus()["HumanEval/55"])]
     again = augment_benchmark(more, engine, options, journal=journal)
     assert [r.problem for r in again[:2]] == [r.problem for r in done]  # read back, not recomputed
     assert len(journal.read_text().splitlines()) == 4  # 2 + the torn line + the one new problem

@@ -35,9 +35,7 @@ from benchmorph.testgen.types import (
     line_value,
     parse_type,
 )
-from paths import FIXTURES
-from paths import HUMANEVAL_PLUS_INPUTS as HE_INPUTS
-from paths import MBPP_PLUS as MBPP
+from paths import FIXTURES, SharedData
 
 
 def t(text: str) -> TypeExpr:
@@ -223,16 +221,14 @@ def test_every_humaneval_problem() -> None:
     assert str(sigs["HumanEval/1"].params[0][1]) == "str"
 
 
-@pytest.mark.skipif(not HE_INPUTS.exists(), reason="shared EvalPlus data absent")
-def test_every_humaneval_plus_problem() -> None:
-    problems = load_humaneval_plus(HE_INPUTS)
+def test_every_humaneval_plus_problem(shared_data: SharedData) -> None:
+    problems = load_humaneval_plus(shared_data.humaneval_plus_inputs)
     assert len(problems) == 164
     assert _check_every_problem(problems) > 15000
 
 
-@pytest.mark.skipif(not MBPP.exists(), reason="shared EvalPlus data absent")
-def test_every_mbpp_plus_problem() -> None:
-    problems = load_mbpp_plus(MBPP)
+def test_every_mbpp_plus_problem(shared_data: SharedData) -> None:
+    problems = load_mbpp_plus(shared_data.mbpp_plus)
     assert len(problems) == 399
     assert _check_every_problem(problems) > 30000
     sigs = {problem.id: infer_signature(problem) for problem in problems}

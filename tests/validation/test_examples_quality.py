@@ -26,7 +26,7 @@ from benchmorph.validation.examples.recompute import (
     scan_problem,
 )
 from benchmorph.validation.examples.scan import claimed_values, rewrite_examples, same_value, scan_examples
-from paths import MBPP_PLUS as MBPP
+from paths import SharedData
 
 # (spelling, text, entry point, parameters, new values): one example per text unless the values say more.
 SPELLINGS = [
@@ -196,10 +196,9 @@ def _example_like(line: str, entry_point: str) -> bool:
     )
 
 
-def test_every_example_a_reader_sees_in_humaneval_and_mbpp_is_read_or_marked() -> None:
+def test_every_example_a_reader_sees_in_humaneval_and_mbpp_is_read_or_marked(shared_data: SharedData) -> None:
     problems = list(load_benchmark("humaneval").problems)
-    if MBPP.exists():
-        problems += load_benchmark("mbpp+", MBPP).problems
+    problems += load_benchmark("mbpp+", shared_data.mbpp_plus).problems
     unread = []
     for problem in problems:
         scan = scan_problem(problem)
@@ -386,10 +385,8 @@ def test_a_variant_whose_examples_do_not_show_the_change_is_held_for_review(huma
     assert all(c.provenance["status"] != "accepted" for c in mined)
 
 
-def test_mbpp_asserts_are_recomputed_in_every_form(engine) -> None:
-    if not MBPP.exists():
-        pytest.skip("shared EvalPlus data absent")
-    problems = load_benchmark("mbpp+", MBPP).by_id()
+def test_mbpp_asserts_are_recomputed_in_every_form(engine, shared_data: SharedData) -> None:
+    problems = load_benchmark("mbpp+", shared_data.mbpp_plus).by_id()
     # isclose, truthy and a set comparison: each parent's examples agree with its own reference.
     for task in ("Mbpp/442", "Mbpp/804", "Mbpp/249"):
         parent = problems[task]

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchmorph.data.formats.native import read_native
+from benchmorph.data.models import Problem
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.models import GenerationParams, LLMCache, RetryPolicy
@@ -29,13 +31,19 @@ from benchmorph.morph.transforms.metamorphic.prompts import context_request, par
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 from paths import MBPP_PLUS as MBPP_FILE
+from paths import require_shared
 
 HUMANEVAL = load_benchmark("humaneval").by_id()
 CLOSE = HUMANEVAL["HumanEval/0"]  # has_close_elements
 LONGEST = HUMANEVAL["HumanEval/12"]
-SHARED = load_benchmark("mbpp+", MBPP_FILE).by_id()[
-    "Mbpp/2"
-]  # similar_elements: a text prompt with an assert
+
+
+@cache
+def shared() -> Problem:
+    """Mbpp/2, similar_elements: a text prompt with an assert (loaded when a test first needs it)."""
+    require_shared(MBPP_FILE)
+    return load_benchmark("mbpp+", MBPP_FILE).by_id()["Mbpp/2"]
+
 
 CONTEXT_MARKER = "Give every parameter a meaning in the setting"
 REWRITE_MARKER = "Retell a programming exercise in a new setting"
@@ -107,7 +115,7 @@ def run(tmp_path: Path, server: ScriptedServer, engine: Engine, seed: int = 0, v
     with LLMCache(tmp_path / "llm.sqlite") as cache:
         ctx = MorphContext(engine=engine, cache=cache, seed=seed)
         drafts, records = llm_metamorphic_drafts(
-            [CLOSE, LONGEST, SHARED], ctx, variants=variants, scenarios=12, retries=1,
+            [CLOSE, LONGEST, shared()], ctx, variants=variants, scenarios=12, retries=1,
             generator=f"openai:gen@{server.base_url}", notes=notes, **kw,
         )  # fmt: skip
     return drafts, records, notes
@@ -186,7 +194,7 @@ def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, eng
 
     # Accepted variants: the original def line and examples, byte for byte, around the retold description.
     for variant in accepted.values():
-        parent = CLOSE if variant.parent_id == "HumanEval/0" else SHARED
+        parent = CLOSE if variant.parent_id == "HumanEval/0" else shared()
         parts = split_prompt(parent)
         assert not isinstance(parts, str)
         assert variant.prompt.startswith(parts.before) and variant.prompt.endswith(
@@ -219,7 +227,7 @@ def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, eng
     finalized = finalize_variants(drafts, engine)
     assert len(finalized.variants) == 4
     for variant in finalized.variants:
-        parent = engine.prepare([CLOSE if variant.parent_id == "HumanEval/0" else SHARED]).problems[0]
+        parent = engine.prepare([CLOSE if variant.parent_id == "HumanEval/0" else shared()]).problems[0]
         assert [t.expected for t in variant.tests] == [t.expected for t in parent.tests]
         assert variant.provenance["behavior_change"] == 0.0
 
@@ -245,7 +253,7 @@ def test_a_different_seed_samples_other_scenarios_from_the_same_pool(
             with LLMCache(tmp_path / "llm.sqlite") as cache:
                 ctx = MorphContext(engine=engine, cache=cache, seed=seed)
                 drafts, records = llm_metamorphic_drafts(
-                    [SHARED], ctx, variants=3, scenarios=12, retries=0, generator=f"openai:gen@{server.base_url}",
+                    [shared()], ctx, variants=3, scenarios=12, retries=0, generator=f"openai:gen@{server.base_url}",
                     notes=notes,
                 )  # fmt: skip
             assert len(drafts) == 3 and records == []
@@ -343,7 +351,7 @@ def test_the_local_model_through_llama_cpp_server_reports_its_acceptance(
         with LLMCache(tmp_path / "llm.sqlite") as cache:
             ctx = MorphContext(engine=engine, cache=cache, seed=0)
             drafts, records = llm_metamorphic_drafts(
-                [CLOSE, LONGEST, SHARED], ctx, variants=1, scenarios=14, retries=1,
+                [CLOSE, LONGEST, shared()], ctx, variants=1, scenarios=14, retries=1,
                 generator=f"openai:gemma-3-270m@{server.base_url}?mode=completion",
                 params=GenerationParams(temperature=0.8, max_tokens=160, seed=0), notes=notes,
                 policy=RetryPolicy(retries=1, base_delay=0.5, timeout=120),

@@ -28,6 +28,7 @@ from benchmorph.morph.transforms.metamorphic.rules import (
     rephrase,
 )
 from paths import MBPP_PLUS as MBPP
+from paths import require_shared
 
 K = 5
 
@@ -35,8 +36,7 @@ K = 5
 @cache
 def problems(name: str) -> dict[str, Problem]:
     if name == "mbpp+":
-        if not MBPP.exists():
-            pytest.skip("MBPP+ data file not present")
+        require_shared(MBPP)
         return {p.id: p for p in load_benchmark("mbpp+", MBPP).problems}
     return {p.id: p for p in load_benchmark(name).problems}
 

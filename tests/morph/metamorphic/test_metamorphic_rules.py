@@ -37,6 +37,7 @@ from benchmorph.validation.distances import description_text
 from benchmorph.validation.diversity import bleu4
 from cli_runner import run_cli
 from paths import MBPP_PLUS as MBPP
+from paths import require_shared
 
 K = 5
 
@@ -44,8 +45,7 @@ K = 5
 @cache
 def problems(name: str) -> tuple[Problem, ...]:
     if name == "mbpp+":
-        if not MBPP.exists():
-            pytest.skip("MBPP+ data file not present")
+        require_shared(MBPP)
         return tuple(load_benchmark("mbpp+", MBPP).problems)
     return tuple(load_benchmark(name).problems)
 

@@ -20,7 +20,7 @@ from benchmorph.validation.examples.recompute import claim_agrees
 from benchmorph.validation.examples.scan import claimed_values, rewrite_examples, scan_examples
 from benchmorph.validation.links import strip_links
 from cli_runner import run_cli
-from paths import MBPP_PLUS as MBPP
+from paths import SharedData
 
 # (problem, rule) of the variants the review found wrong (issue 11, section 3).
 REVIEWED_BAD = {
@@ -104,9 +104,8 @@ def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not MBPP.exists(), reason="shared EvalPlus data absent")
-def test_mined_mbpp_plus_variants_hold_up(engine: Engine) -> None:
-    bench = load_benchmark("mbpp+", MBPP)
+def test_mined_mbpp_plus_variants_hold_up(engine: Engine, shared_data: SharedData) -> None:
+    bench = load_benchmark("mbpp+", shared_data.mbpp_plus)
     report = mine(bench.problems, engine)
     # 48 before the fifth review; 31 since variants that copy another MBPP+ problem (17, as Mbpp/447's
     # cube_nums is Mbpp/8) are dropped (test_mine_copies): precision over the issue's yield of 45.
@@ -199,10 +198,8 @@ def test_property_words_glued_to_a_noun_in_a_name_are_renamed() -> None:
 
 
 @pytest.fixture(scope="module")
-def mbpp() -> dict[str, Problem]:
-    if not MBPP.exists():
-        pytest.skip("shared EvalPlus data absent")
-    return load_benchmark("mbpp+", MBPP).by_id()
+def mbpp(shared_data: SharedData) -> dict[str, Problem]:
+    return load_benchmark("mbpp+", shared_data.mbpp_plus).by_id()
 
 
 def _only(problem: Problem, family: str) -> list[tuple[str, str, str]]:

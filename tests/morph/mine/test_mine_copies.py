@@ -15,14 +15,12 @@ from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.transforms.mine.mine import mine
 from benchmorph.validation.links import URL, strip_links
-from paths import MBPP_PLUS as MBPP
+from paths import SharedData
 
 
 @pytest.fixture(scope="module")
-def mbpp() -> dict[str, Problem]:
-    if not MBPP.exists():
-        pytest.skip("shared EvalPlus data absent")
-    return load_benchmark("mbpp+", MBPP).by_id()
+def mbpp(shared_data: SharedData) -> dict[str, Problem]:
+    return load_benchmark("mbpp+", shared_data.mbpp_plus).by_id()
 
 
 @pytest.fixture(scope="module")
