@@ -127,6 +127,7 @@ def test_pairs_cover_every_branch(scripted_pairs: tuple[Path, Any, ScriptedServe
     assert "is weak for this task" in result.stderr
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_decontamination_drops_the_benchmark_duplicate(
     scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
 ) -> None:
@@ -369,6 +370,7 @@ def test_select_difficulty_takes_the_hardest(
     assert unscored.returncode == 2 and "run `benchmorph instruct score` first" in unscored.stderr
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_build_runs_the_whole_recipe(tmp_path: Path) -> None:
     with ScriptedServer(lambda text: "", answer_with_body=generator) as server:
         args = ["instruct", "build", str(ALPACA), "--generator", f"openai:gen@{server.base_url}"]
@@ -399,6 +401,7 @@ def test_build_runs_the_whole_recipe(tmp_path: Path) -> None:
     assert "code-08/ctf" not in exported["id"]  # the HumanEval copy was dropped before selection
 
 
+@pytest.mark.usefixtures("shared_data")
 @pytest.mark.slow
 @pytest.mark.llm
 def test_build_with_the_embedded_model_offline(tmp_path: Path) -> None:
