@@ -19,12 +19,6 @@ from paths import HUMANEVAL_PLUS_INPUTS, MBPP_PLUS, require_shared
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    with Engine(workers=2, cache_root=tmp_path_factory.mktemp("cache")) as engine:
-        yield engine
-
-
 def references_pass(engine: Engine, name: str, path: Path):
     require_shared(path)
     bench = load_benchmark(name, path)

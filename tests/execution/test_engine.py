@@ -33,12 +33,6 @@ def make_problem(
     )
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    with Engine(workers=2, cache_root=tmp_path_factory.mktemp("cache")) as eng:
-        yield eng
-
-
 # ------------------------------------------------------------------ prepare
 
 CHECKED_DOUBLE = """

@@ -36,12 +36,6 @@ def find_zero() -> Problem:
     return problem
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    with Engine(workers=2, cache_root=tmp_path_factory.mktemp("cache")) as engine:
-        yield engine
-
-
 def test_reference_answers_that_fail_the_oracle_are_dropped_and_the_reference_passes(
     find_zero: Problem, engine: Engine
 ) -> None:

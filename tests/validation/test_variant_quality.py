@@ -22,12 +22,6 @@ from benchmorph.validation.checks.base import CHECKS, CheckInput, Edit, Finding,
 
 
 @pytest.fixture(scope="module")
-def engine():
-    with Engine(workers=2) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def humaneval() -> dict[str, Problem]:
     return load_benchmark("humaneval").by_id()
 

@@ -21,12 +21,6 @@ SUBSET = ["HumanEval/15", "HumanEval/16", "HumanEval/24", "HumanEval/39", "Human
 
 
 @pytest.fixture(scope="module")
-def engine():
-    with Engine(workers=2) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def humaneval() -> dict[str, Problem]:
     return load_benchmark("humaneval").by_id()
 

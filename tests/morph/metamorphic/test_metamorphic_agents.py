@@ -121,12 +121,6 @@ def run(tmp_path: Path, server: ScriptedServer, engine: Engine, seed: int = 0, v
     return drafts, records, notes
 
 
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    with Engine(workers=1) as engine:
-        yield engine
-
-
 def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: Engine) -> None:
     monkeypatch.setenv("BENCHMORPH_CACHE", str(tmp_path / "home"))
     script = Script()

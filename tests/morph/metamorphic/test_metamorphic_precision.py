@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from functools import cache
 
-import pytest
-
 from benchmorph.data.models import Problem
 from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.execution import Engine
@@ -147,12 +145,6 @@ def test_a_stray_fourth_quote_stays_on_the_opening_line() -> None:
 
 
 # ------------------------------------------------------------------ M6: a wrong worked example
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    with Engine(workers=2, cache_root=tmp_path_factory.mktemp("engine")) as eng:
-        yield eng
 
 
 def test_a_worked_example_the_reference_contradicts_drops_the_variants(engine: Engine) -> None:

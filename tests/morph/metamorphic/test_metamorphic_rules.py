@@ -250,12 +250,6 @@ def test_problems_that_are_not_functions_are_skipped_with_the_reason() -> None:
     assert "stdin" in (propose_variants(stdin, 3).skipped or "")
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    with Engine(workers=2, cache_root=tmp_path_factory.mktemp("engine")) as eng:
-        yield eng
-
-
 TASKS = "HumanEval/0,HumanEval/13,HumanEval/60,HumanEval/112,HumanEval/129,HumanEval/147"
 
 

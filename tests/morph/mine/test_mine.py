@@ -85,12 +85,6 @@ def check_variants(variants: list[Variant], parents: dict[str, Problem], engine:
             assert claim_agrees(example, claimed, example.value_of(actual)), (variant.id, claimed, actual)
 
 
-@pytest.fixture(scope="module")
-def engine():
-    with Engine(workers=2) as running:
-        yield running
-
-
 def test_mined_humaneval_variants_hold_up(engine: Engine, tmp_path: Path) -> None:
     bench = load_benchmark("humaneval")
     report = mine(bench.problems, engine)

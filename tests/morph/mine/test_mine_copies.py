@@ -23,12 +23,6 @@ def mbpp(shared_data: SharedData) -> dict[str, Problem]:
     return load_benchmark("mbpp+", shared_data.mbpp_plus).by_id()
 
 
-@pytest.fixture(scope="module")
-def engine():
-    with Engine(workers=2) as running:
-        yield running
-
-
 def test_a_variant_that_copies_another_problem_of_the_benchmark_is_dropped_naming_it(
     engine: Engine, mbpp: dict[str, Problem]
 ) -> None:
