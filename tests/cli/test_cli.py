@@ -34,6 +34,7 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+@pytest.mark.llm
 def test_demo_sandbox_tour_counterfactual_runs_and_report(demo_run: DemoRun) -> None:
     out, stdout = demo_run.out, demo_run.result.stdout
     reference = json.loads((out / "reference" / "summary.json").read_text())

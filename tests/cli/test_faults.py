@@ -223,6 +223,7 @@ def test_evaluate_killed_with_sigkill_resumes_from_its_checkpoint(tmp_path: Path
     assert integrity(checkpoint) == ["ok"]
 
 
+@pytest.mark.server
 def test_generate_killed_with_sigkill_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     with ScriptedServer(lambda text: "", answer_with_body=seeded_answer, delay=0.1) as server:
         spec = f"openai:base@{server.base_url}?mode=completion"
@@ -332,6 +333,7 @@ def ctf_answer(body: dict[str, Any]) -> str:
     return "no idea"
 
 
+@pytest.mark.server
 def test_morph_ctf_killed_with_sigkill_resumes_from_the_llm_cache(tmp_path: Path) -> None:
     with ScriptedServer(lambda text: "", answer_with_body=ctf_answer, delay=0.08) as server:
         url = server.base_url
@@ -398,6 +400,7 @@ def test_full_out_dir_stops_with_one_line_and_resumes(tmp_path: Path) -> None:
         assert outcome(out / "results.jsonl") == outcome(tmp_path / "clean" / "results.jsonl")
 
 
+@pytest.mark.server
 def test_full_cache_dir_stops_with_one_line_and_resumes(tmp_path: Path) -> None:
     with ScriptedServer(lambda text: "", answer_with_body=seeded_answer) as server:
         spec = f"openai:base@{server.base_url}?mode=completion"
@@ -466,6 +469,7 @@ DAMAGES = ["garbage", "truncated", "bad-page"]
 
 
 @pytest.mark.parametrize("how", DAMAGES)
+@pytest.mark.server
 def test_corrupt_llm_cache_is_moved_aside_and_rebuilt(tmp_path: Path, how: str) -> None:
     cache = tmp_path / "cache"
     with ScriptedServer(lambda text: "", answer_with_body=seeded_answer) as server:

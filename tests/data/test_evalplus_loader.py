@@ -539,6 +539,7 @@ def server(tmp_path):
     httpd.server_close()
 
 
+@pytest.mark.server
 def test_download_once_then_serve_from_cache(server, tmp_path):
     root, base, httpd = server
     payload = gzip.compress(b'{"task_id": "x"}\n')
@@ -551,6 +552,7 @@ def test_download_once_then_serve_from_cache(server, tmp_path):
     assert cached_download(f"{base}/data.jsonl.gz", "evalplus/data.jsonl.gz", what="test data") == first
 
 
+@pytest.mark.server
 def test_download_failures_are_input_errors(server, tmp_path):
     root, base, _ = server
     (root / "page.jsonl.gz").write_text("<html>not gzip</html>")

@@ -158,6 +158,7 @@ def local_verdicts(samples_file: Path, cache: Path, tmp_path_factory: pytest.Tem
     return verdicts
 
 
+@pytest.mark.server
 def test_ray_backend_gives_the_local_verdicts(
     ray_head: str, ray_auth: dict, samples_file: Path, cache: Path, local_verdicts: dict, tmp_path: Path
 ) -> None:
@@ -194,6 +195,7 @@ ray.shutdown()
 """
 
 
+@pytest.mark.server
 def test_a_killed_node_actor_loses_and_doubles_nothing(
     ray_head: str, ray_auth: dict, samples_file: Path, cache: Path, local_verdicts: dict, tmp_path: Path
 ) -> None:

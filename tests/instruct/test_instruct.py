@@ -95,6 +95,7 @@ def scripted_pairs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any,
     return root, result, server
 
 
+@pytest.mark.server
 def test_pairs_cover_every_branch(scripted_pairs: tuple[Path, Any, ScriptedServer]) -> None:
     root, result, _ = scripted_pairs
     candidates = {pair.source_id: pair for pair in read_pairs(root / "pairs.candidates.jsonl")}
@@ -128,6 +129,7 @@ def test_pairs_cover_every_branch(scripted_pairs: tuple[Path, Any, ScriptedServe
 
 
 @pytest.mark.usefixtures("shared_data")
+@pytest.mark.server
 def test_decontamination_drops_the_benchmark_duplicate(
     scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
 ) -> None:
@@ -208,6 +210,7 @@ def test_a_malformed_record_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert len(lines) == 1 and "bad.jsonl:2: field 'output': missing field" in lines[0], result.stderr
 
 
+@pytest.mark.server
 def test_score_heuristic_and_table2(scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path) -> None:
     root, _, _ = scripted_pairs
     out = tmp_path / "scored.jsonl"
@@ -240,6 +243,7 @@ def test_table2_percentiles_and_heuristic_order() -> None:
     assert 1 <= easy < heuristic_difficulty(bfs.prompt, bfs.code) <= 5
 
 
+@pytest.mark.server
 def test_score_with_an_llm_judge(scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path) -> None:
     root, _, _ = scripted_pairs
 
@@ -262,6 +266,7 @@ def test_score_with_an_llm_judge(scripted_pairs: tuple[Path, Any, ScriptedServer
 
 
 @pytest.mark.parametrize("fmt", ["alpaca", "messages", "hf"])
+@pytest.mark.server
 def test_export_round_trips(
     scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path, fmt: str
 ) -> None:
@@ -291,6 +296,7 @@ def test_export_round_trips(
         assert sample.instruction == pair.cf_instruction and sample.code == pair.cf_code
 
 
+@pytest.mark.server
 def test_mix_writes_prefixes_of_the_selection(
     scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
 ) -> None:
@@ -313,6 +319,7 @@ def loopback_vector(text: str) -> np.ndarray:
     return np.array([float(len(text)), float(text.count("a")), 1.0])
 
 
+@pytest.mark.server
 def test_select_kcenter_matches_algorithm_1(
     scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
 ) -> None:
@@ -342,6 +349,7 @@ def test_select_kcenter_matches_algorithm_1(
     assert "selected 3 of 4 pairs" in result.stdout
 
 
+@pytest.mark.server
 def test_select_difficulty_takes_the_hardest(
     scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
 ) -> None:
@@ -371,6 +379,7 @@ def test_select_difficulty_takes_the_hardest(
 
 
 @pytest.mark.usefixtures("shared_data")
+@pytest.mark.server
 def test_build_runs_the_whole_recipe(tmp_path: Path) -> None:
     with ScriptedServer(lambda text: "", answer_with_body=generator) as server:
         args = ["instruct", "build", str(ALPACA), "--generator", f"openai:gen@{server.base_url}"]
@@ -445,6 +454,7 @@ def test_an_instruction_that_is_code_is_told_apart(text: str, is_code: bool) -> 
     assert _is_code(text) is is_code
 
 
+@pytest.mark.server
 def test_decontamination_against_our_variant_file(
     scripted_pairs: tuple[Path, Any, ScriptedServer], tmp_path: Path
 ) -> None:
@@ -473,6 +483,7 @@ def test_decontamination_against_our_variant_file(
     )
 
 
+@pytest.mark.server
 def test_pairs_from_a_base_model_in_two_completions(tmp_path: Path) -> None:
     """A completion-mode generator writes the new instruction, then is asked for its solution."""
 

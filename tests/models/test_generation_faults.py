@@ -40,6 +40,7 @@ def rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.server
 def test_faults_are_retried_or_recorded_and_rerun_asks_only_for_failures(tmp_path: Path) -> None:
     faults = {
         "def has_close_elements(": ["429", "429"],  # rate limited twice, then answered
@@ -106,6 +107,7 @@ def finished_requests(cache_file: Path) -> set[tuple[str, int]]:
     return {(entry["request"]["prompt"], entry["params"]["seed"]) for entry in stored}
 
 
+@pytest.mark.server
 def test_generate_killed_with_sigkill_resumes_without_repeats_or_duplicates(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cache_file = tmp_path / "llm.sqlite"
@@ -145,6 +147,7 @@ def test_generate_killed_with_sigkill_resumes_without_repeats_or_duplicates(tmp_
     assert all(sample["solution"].rstrip().endswith("return None") for sample in samples)
 
 
+@pytest.mark.server
 def test_several_endpoints_share_the_load_and_a_dead_one_is_skipped(tmp_path: Path) -> None:
     import socket
 

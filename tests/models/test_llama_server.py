@@ -37,6 +37,8 @@ def rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.llm
+@pytest.mark.server
 def test_run_against_llama_server_then_rerun_sends_zero_requests(server: LlamaServer, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     spec = f"openai:gemma-3-270m@{server.base_url}?mode=completion"
@@ -84,6 +86,7 @@ ENTRY_POINTS = [
 ]
 
 
+@pytest.mark.llm
 def test_local_embeddings_are_mean_pooled_and_cached(tmp_path: Path) -> None:
     texts = [
         "def add(a, b):\n    return a + b\n",
@@ -100,6 +103,8 @@ def test_local_embeddings_are_mean_pooled_and_cached(tmp_path: Path) -> None:
     assert np.array_equal(vectors, again)
 
 
+@pytest.mark.llm
+@pytest.mark.server
 def test_openai_embeddings_from_a_real_server(tmp_path: Path) -> None:
     server = LlamaServer(tmp_path / "embed.log", embedding=True)
     try:

@@ -214,6 +214,7 @@ def test_cache_is_shared_safely_between_processes(tmp_path: Path) -> None:
         assert cache.clear("m") == 600 and cache.get("k1") is None
 
 
+@pytest.mark.llm
 def test_local_threads_cap_reaches_llama_cpp() -> None:
     """``local?threads=1`` loads a model that computes on one thread (a machine shared with the sandbox)."""
     pytest.importorskip("llama_cpp")

@@ -103,6 +103,7 @@ def test_scenario_answers_are_read_in_every_usual_shape() -> None:
     assert read_json("no json here") is None
 
 
+@pytest.mark.server
 def test_the_pool_grows_deduplicates_is_saved_and_reused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -158,6 +159,7 @@ def test_the_pool_grows_deduplicates_is_saved_and_reused(
             find_pool("zzzz")
 
 
+@pytest.mark.server
 def test_growth_stops_honestly_and_the_embedding_step_is_optional(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -191,6 +193,7 @@ def test_growth_stops_honestly_and_the_embedding_step_is_optional(
     )
 
 
+@pytest.mark.server
 def test_scenarios_cli_grows_and_shows(tmp_path: Path) -> None:
     cache = tmp_path / "home"
     with ScriptedServer(lambda text: "", answer_with_body=proposer) as server:

@@ -26,6 +26,8 @@ CHARTS = {
 }
 
 
+@pytest.mark.llm
+@pytest.mark.browser
 def test_demo_report_renders_charts_tables_and_drilldown_offline(demo_run: DemoRun) -> None:
     report = json.loads((demo_run.out / "report.json").read_text())
     families = report["families"]
@@ -90,6 +92,8 @@ def _markdown_tables(text: str) -> dict[str, list[list[str]]]:
     }
 
 
+@pytest.mark.llm
+@pytest.mark.browser
 def test_html_markdown_csv_and_json_show_the_same_numbers(demo_run: DemoRun, tmp_path: Path) -> None:
     runs = sorted(str(path) for path in (demo_run.out / "runs").iterdir())
     result = run_cli(
@@ -158,6 +162,7 @@ def test_html_markdown_csv_and_json_show_the_same_numbers(demo_run: DemoRun, tmp
     )
 
 
+@pytest.mark.browser
 def test_report_for_200_problems_and_10_models_loads_under_2_seconds(tmp_path: Path) -> None:
     runs = make_runs(tmp_path, problems=200, models=10)
     result = run_cli("report", *map(str, runs), "--html", "big.html", cache=tmp_path / "cache", cwd=tmp_path)

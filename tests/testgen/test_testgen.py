@@ -199,6 +199,7 @@ def seed_generator(server: ScriptedServer, tmp_path: Path) -> SeedGenerator:
     )
 
 
+@pytest.mark.server
 def test_a_scripted_llm_answer_is_read_and_its_valid_inputs_kept_as_llm(
     tmp_path: Path, engine: Engine
 ) -> None:
@@ -219,6 +220,7 @@ def test_a_scripted_llm_answer_is_read_and_its_valid_inputs_kept_as_llm(
     assert by_input[json.dumps([["tie", "toe"]])].expected == "tie"  # expected outputs are the reference's
 
 
+@pytest.mark.server
 def test_a_malicious_answer_is_rejected_without_running_on_the_host(tmp_path: Path, engine: Engine) -> None:
     marker = tmp_path / "pwned"
     answer = "\n".join(

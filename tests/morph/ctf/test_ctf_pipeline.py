@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmorph.data.formats.native import read_native
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
@@ -79,6 +81,7 @@ def answer(body: dict[str, Any]) -> str:
     return solver_answer(text, seed)
 
 
+@pytest.mark.server
 def test_ctf_pipeline_covers_every_branch(tmp_path: Path) -> None:
     with ScriptedServer(lambda text: "", answer_with_body=answer) as server:
         args = ["morph", "ctf", "humaneval", "--tasks", "HumanEval/12,HumanEval/2"]
@@ -145,6 +148,8 @@ def test_ctf_pipeline_covers_every_branch(tmp_path: Path) -> None:
         assert len(server.requests) == before
 
 
+@pytest.mark.llm
+@pytest.mark.server
 def test_ctf_pipeline_with_the_real_local_model_is_honest_about_bad_candidates(tmp_path: Path) -> None:
     from llama_server import LlamaServer
 

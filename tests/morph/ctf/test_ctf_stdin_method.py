@@ -17,6 +17,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmorph.data.formats.native import read_native
 from benchmorph.data.models import Problem, Variant
 from benchmorph.execution.engine import Engine
@@ -147,6 +149,7 @@ FIXTURE_SOLVER = {
 }
 
 
+@pytest.mark.server
 def test_ctf_on_the_stdin_and_method_fixtures(tmp_path: Path) -> None:
     problems = tmp_path / "problems.jsonl"
     problems.write_text(json.dumps(SUM) + "\n" + json.dumps(TWO_SUM) + "\n", encoding="utf-8")
@@ -462,6 +465,7 @@ LCB_SOLVER = {
 }
 
 
+@pytest.mark.server
 def test_ctf_on_a_livecodebench_file_then_run_the_variants(tmp_path: Path) -> None:
     data = tmp_path / "lcb.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in livecodebench_rows()), encoding="utf-8")

@@ -209,6 +209,7 @@ def evolved(tmp_path_factory: pytest.TempPathFactory):
     return report, script
 
 
+@pytest.mark.server
 def test_disagreement_then_clarified_then_accepted(evolved) -> None:
     report, script = evolved
     variant = by_id(report.variants)["HumanEval/23/evolve-subtle"]
@@ -225,6 +226,7 @@ def test_disagreement_then_clarified_then_accepted(evolved) -> None:
     assert variant.provenance["agreeing_solutions"] == 3 and variant.label == "subtle"
 
 
+@pytest.mark.server
 def test_wrong_reference_then_fixed(evolved) -> None:
     report, script = evolved
     variant = by_id(report.variants)["HumanEval/23/evolve-difficult"]
@@ -238,6 +240,7 @@ def test_wrong_reference_then_fixed(evolved) -> None:
     assert all(test.expected == sum(x * x for x in test.input[0]) for test in variant.tests)
 
 
+@pytest.mark.server
 def test_rounds_run_out_then_dropped_with_reason(evolved) -> None:
     report, _ = evolved
     assert "HumanEval/23/evolve-creative" not in by_id(report.variants)
@@ -246,6 +249,7 @@ def test_rounds_run_out_then_dropped_with_reason(evolved) -> None:
     assert record.provenance["reason"].startswith("dropped after 2 rounds; last: 0 of 3 solutions agree")
 
 
+@pytest.mark.server
 def test_tool_use_gives_helpers_in_the_prompt(evolved) -> None:
     report, _ = evolved
     variant = by_id(report.variants)["HumanEval/23/evolve-tool_use"]
@@ -253,6 +257,7 @@ def test_tool_use_gives_helpers_in_the_prompt(evolved) -> None:
     assert "return sum(1 for n" not in variant.prompt  # the main solution is not given away
 
 
+@pytest.mark.server
 def test_decompose_three_functions(evolved) -> None:
     report, _ = evolved
     got = by_id(report.variants)
@@ -280,6 +285,7 @@ def test_decompose_three_functions(evolved) -> None:
     assert (metrics.decomposition_solved.eligible, metrics.decomposition_solved.solved) == (1, 1)
 
 
+@pytest.mark.server
 def test_verbose_and_concise_judged_and_accepted(evolved) -> None:
     report, script = evolved
     got = by_id(report.variants)
@@ -293,6 +299,7 @@ def test_verbose_and_concise_judged_and_accepted(evolved) -> None:
     assert all(t.expected == len(t.input[0]) for t in verbose.tests + concise.tests)
 
 
+@pytest.mark.server
 def test_every_seed_and_type_is_counted(evolved) -> None:
     report, _ = evolved
     lines = [line for line in report.notes if "seeds gave an accepted variant" in line]
@@ -317,6 +324,7 @@ def test_reader_takes_the_code_and_the_calls() -> None:
     assert tools == "a tool_use problem must give at least one helper function"
 
 
+@pytest.mark.server
 def test_cli_runs_evolve_with_models(tmp_path: Path) -> None:
     script = Script()
     with ScriptedServer(lambda text: "", answer_with_body=script.answer) as server:
@@ -347,6 +355,7 @@ def test_rewordings_a_reviewer_would_not_publish_are_dropped() -> None:
     assert control_description("Return length of given string") == "Return length."
 
 
+@pytest.mark.server
 def test_a_judge_that_accepts_anything_is_not_trusted(tmp_path: Path) -> None:
     script = Script()
     lenient = script.generator
@@ -361,6 +370,7 @@ def test_a_judge_that_accepts_anything_is_not_trusted(tmp_path: Path) -> None:
     assert record.provenance["check"] == "judge-control" and len(record.provenance["rounds"]) == 1
 
 
+@pytest.mark.server
 def test_a_solution_that_returns_one_value_for_everything_is_not_verified(tmp_path: Path) -> None:
     # The 270M model wrote a sort_third whose body falls off its end; its own solutions "agreed" with it.
     script = Script()

@@ -26,6 +26,8 @@ TASKS = ("HumanEval/33", "HumanEval/37")
 
 
 @pytest.mark.slow
+@pytest.mark.llm
+@pytest.mark.server
 def test_local_model_all_types_finish_and_report_honestly(tmp_path: Path) -> None:
     humaneval = load_benchmark("humaneval").by_id()
     problems = [humaneval[task] for task in TASKS]

@@ -37,6 +37,8 @@ def _variants(path: Path) -> list[dict]:
 
 
 @pytest.mark.slow
+@pytest.mark.llm
+@pytest.mark.browser
 def test_evolve_report_renders_families_and_composition_ratio(tmp_path: Path) -> None:
     cli("morph", "run", "evolve", "humaneval", "--type", ",".join(TYPES), "--limit", str(SEEDS), "--out", "evo.jsonl",
         cwd=tmp_path)  # fmt: skip

@@ -121,6 +121,7 @@ def run(tmp_path: Path, server: ScriptedServer, engine: Engine, seed: int = 0, v
     return drafts, records, notes
 
 
+@pytest.mark.server
 def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: Engine) -> None:
     monkeypatch.setenv("BENCHMORPH_CACHE", str(tmp_path / "home"))
     script = Script()
@@ -226,6 +227,7 @@ def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, eng
         assert variant.provenance["behavior_change"] == 0.0
 
 
+@pytest.mark.server
 def test_a_different_seed_samples_other_scenarios_from_the_same_pool(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: Engine
 ) -> None:
@@ -301,6 +303,7 @@ def agreeable(body: dict[str, Any]) -> str:
     return json.dumps({"description": f"In {scenario}: {DESCRIPTIONS[function]}"})
 
 
+@pytest.mark.server
 def test_morph_run_metamorphic_with_an_llm_generator_end_to_end(tmp_path: Path) -> None:
     pytest.importorskip(
         "benchmorph.morph.transforms.metamorphic.metamorphic",
@@ -332,6 +335,8 @@ def test_morph_run_metamorphic_with_an_llm_generator_end_to_end(tmp_path: Path) 
 
 
 @pytest.mark.slow
+@pytest.mark.llm
+@pytest.mark.server
 def test_the_local_model_through_llama_cpp_server_reports_its_acceptance(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: Engine
 ) -> None:
