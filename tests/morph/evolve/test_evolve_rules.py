@@ -142,7 +142,7 @@ def test_llm_types_say_what_they_need(engine: Engine, humaneval: dict[str, Probl
     assert {c.provenance["reason"] for c in offline.candidates} == {
         "needs a generator model (--generator SPEC)"
     }
-    # With a generator every type is asked of it (tests/test_evolve_llm.py); a spec that names no model
+    # With a generator every type is asked of it (tests/morph/evolve/test_evolve_llm.py); a spec that names no model
     # is a clear input error, not a run.
     with pytest.raises(InputError, match="unknown model spec"):
         run_transform(
