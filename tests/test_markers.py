@@ -160,7 +160,7 @@ def starts_of(test: ast.FunctionDef, module: Module, shared: dict[str, ast.Funct
     """What a test starts, through its own body, its fixtures (module's, then conftest's) and helpers."""
     fixtures = {**shared, **module.fixtures}
     found: dict[str, str] = {}
-    seen: set[str] = set()
+    seen: set[int] = set()
     todo: list[tuple[ast.FunctionDef, str]] = [(test, test.name)]
     for name in module.module_fixtures | _usefixtures(test.decorator_list):
         if name in fixtures:
