@@ -13,8 +13,8 @@ from pathlib import Path
 
 from benchmorph.data.formats.native import read_native
 from cli_runner import run_cli
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "benchmorph"
 # Bottom to top, as in docs/architecture.md; a layer may import its own and any lower layer.
 LAYERS = (

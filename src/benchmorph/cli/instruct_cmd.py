@@ -23,7 +23,7 @@ from benchmorph.cli.options import (
 )
 from benchmorph.cli.shared import app, console, make_engine, out_console, progress
 
-# Option defaults, the library's own values (tests/test_cli_startup.py checks they match):
+# Option defaults, the library's own values (tests/cli/test_cli_startup.py checks they match):
 # importing their modules here would cost every command's start-up.
 DEFAULT_COSINE = 0.95  # benchmorph.instruct.decontaminate.DEFAULT_COSINE
 DEFAULT_N = 10  # benchmorph.instruct.decontaminate.DEFAULT_N

@@ -26,7 +26,7 @@ from benchmorph.cli.options import (
 )
 from benchmorph.cli.shared import app, console, make_engine, out_console, progress
 
-# Option defaults, the library's own values (tests/test_cli_startup.py checks they match):
+# Option defaults, the library's own values (tests/cli/test_cli_startup.py checks they match):
 # importing their modules here would cost every command's start-up.
 DEFAULT_EPSILON = (
     0.13  # benchmorph.morph.common.figures.DEFAULT_EPSILON (inlined: no library import at start-up)
