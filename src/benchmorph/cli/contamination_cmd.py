@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
-from benchmorph.cli.shared import app, console, fail, out_console
+from benchmorph.cli.shared import app, fail, out_console
+from benchmorph.cli.shared import note as print_note
 
 if TYPE_CHECKING:
     from benchmorph.report.contamination import ContaminationGroup
@@ -42,7 +44,7 @@ def _table(group: ContaminationGroup) -> Table:
         if row.predicted is None:
             verdict = "no fit"
         elif row.flagged:
-            verdict = "[red]FLAGGED[/]" if row.side == "below" else "[yellow]above[/]"
+            verdict = Text("FLAGGED", style="red") if row.side == "below" else Text("above", style="yellow")
         else:
             verdict = "ok"
         if row.reference:
@@ -88,7 +90,7 @@ def contamination_command(
     for group in groups:
         out_console.print(_table(group))
         for note in group.notes:
-            console.print(f"[yellow]note:[/] {note}", highlight=False)
+            print_note(note)
         flagged = [row.model for row in group.models if row.flagged and row.side == "below"]
         out_console.print(
             f"{group.benchmark}: {len(flagged)} of {len(group.models)} models flagged as contaminated"

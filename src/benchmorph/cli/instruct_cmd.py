@@ -19,6 +19,7 @@ from benchmorph.cli.shared import (
     out_console,
     progress,
 )
+from benchmorph.cli.shared import note as print_note
 
 # Option defaults, the library's own values (tests/test_cli_startup.py checks they match):
 # importing their modules here would cost every command's start-up.
@@ -44,7 +45,7 @@ Embedder = Annotated[str, typer.Option("--embedder", help="Embedder spec for D_S
 
 
 def note(text: str) -> None:
-    console.print(f"[yellow]note:[/] {text}", highlight=False, soft_wrap=True)
+    print_note(text)
 
 
 @instruct_app.command("read")

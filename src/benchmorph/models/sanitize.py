@@ -44,7 +44,7 @@ import re
 import textwrap
 import warnings
 
-__all__ = ["KINDS", "sanitize"]
+__all__ = ["KINDS", "looks_like_raw_answer", "sanitize"]
 
 KINDS = ("function", "method", "stdin")
 
@@ -118,6 +118,27 @@ def sanitize(raw: str, *, entry_point: str = "", kind: str = "function", prompt:
             sanitizer.release()  # free the ASTs now, not in a later collection paid by the caller
         if gc_was_enabled:
             gc.enable()
+
+
+def looks_like_raw_answer(text: str) -> bool:
+    """Whether ``text`` reads like an LLM's answer as written rather than a program.
+
+    A Markdown fence, CodeLlama's ``[PYTHON]`` tags, a reasoning model's
+    ``</think>``, or prose on a column-0 line.  For telling a user that a file of
+    samples that does not parse wants the sanitizer; never raises.
+    """
+    if not isinstance(text, str):
+        return False
+    if _FENCE_RE.search(text) or "</think>" in text:
+        return True
+    for line in text.split("\n"):
+        if line.strip() and line[0] not in " \t#":
+            try:
+                if _looks_like_prose(line.strip()):
+                    return True
+            except IndexError:
+                continue
+    return False
 
 
 # --------------------------------------------------------------------------- text helpers

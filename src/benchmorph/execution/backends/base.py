@@ -41,7 +41,8 @@ class ExecutionBackend(Protocol):
     last ``evaluate`` call's re-run of timed-out samples changed.
     """
 
-    limits: Limits
+    @property
+    def limits(self) -> Limits: ...
 
     @property
     def reruns(self) -> TimeoutReruns: ...
