@@ -241,16 +241,17 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class SampleClock:
-    """CPU seconds a sample's processes used, and how long its main process waited for a CPU.
+    """CPU seconds a sample's processes used, and how long its threads were running or queued for a CPU.
 
     Time limits are charged in CPU time so that a verdict does not depend on
     how busy the machine is.  With a cgroup, its counter (every process and
     thread of the sample, reaped or not); without one, the sample's process
     tree in /proc (the child's own threads and the children it waited for,
-    plus the live processes below it).  ``waited`` is the run-queue delay of
-    the child's main thread (/proc/PID/schedstat): time it was ready to run
-    but had no CPU, which the wall-clock backstop does not count either, so
-    that a busy machine does not stop a sample that merely waits its turn.
+    plus the live processes below it).  ``main_busy`` and ``others_busy`` say
+    how long the sample's threads have been running or ready to run
+    (/proc/.../schedstat: CPU time plus run-queue delay), which the wall-clock
+    backstop does not count, so that a busy machine does not stop a sample
+    that merely waits its turn for a CPU.
     """
 
     def __init__(self, pid: int) -> None:
@@ -305,13 +306,52 @@ class SampleClock:
                 continue
         return ticks / CLOCK_TICKS
 
-    def waited(self) -> float:
+    def main_busy(self) -> float:
+        """Seconds the child's main thread has been running or ready to run (CPU + run-queue delay)."""
         if self.sched_fd is None:
             return 0.0
         try:
-            return int(os.pread(self.sched_fd, 256, 0).split()[1]) / 1e9
+            fields = os.pread(self.sched_fd, 256, 0).split()
+            return (int(fields[0]) + int(fields[1])) / 1e9
         except (OSError, ValueError, IndexError):
             return 0.0
+
+    def others_busy(self) -> float:
+        """The most seconds any other thread or process of the sample has been running or ready to run.
+
+        Read only when a test has run for a while (``TestTimer.expired``): a parent that waits
+        for its workers is not idle while they are busy or queued for a CPU.  Threads and
+        processes the sample left running from before the test count whole, which only makes
+        the backstop later, never earlier.
+        """
+        busiest = 0.0
+        pending = [self.pid]
+        seen = 0
+        while pending and seen < 4096:
+            pid = pending.pop()
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in threads:
+                seen += 1
+                base = f"/proc/{pid}/task/{tid}"
+                try:
+                    if tid != str(self.pid):
+                        fd = os.open(base + "/schedstat", os.O_RDONLY)
+                        try:
+                            fields = os.read(fd, 256).split()
+                        finally:
+                            os.close(fd)
+                        busiest = max(busiest, (int(fields[0]) + int(fields[1])) / 1e9)
+                    fd = os.open(base + "/children", os.O_RDONLY)
+                    try:
+                        pending.extend(int(child) for child in os.read(fd, 1 << 16).split())
+                    finally:
+                        os.close(fd)
+                except (OSError, ValueError, IndexError):
+                    continue
+        return busiest
 
     @staticmethod
     def refused_forks() -> int:
@@ -335,10 +375,11 @@ class TestTimer:
 
     ``expired`` is asked only when ``check_at`` has passed, so a test that
     ends quickly costs two counter reads (at its start) and no more.  The
-    backstop is ``factor`` times the limit, in wall time less the main
-    process's run-queue delay: it stops a sample that sleeps or blocks
-    (which uses no CPU), not one that is slow because the machine is busy;
-    ``WALL_CAP`` times that, in plain wall time, is the last resort.
+    backstop is ``factor`` times the limit, in wall time during which no
+    thread of the sample was running or queued for a CPU: it stops a sample
+    that sleeps or blocks (which uses no CPU), not one that is slow because
+    the machine is busy.  ``WALL_CAP`` times that, in plain wall time, is the
+    last resort.
     """
 
     def __init__(self, clock: SampleClock, factor: float) -> None:
@@ -348,29 +389,42 @@ class TestTimer:
         self.refused = clock.refused_forks()
         self.limit = 0.0
         self.started = self.check_at = 0.0
-        self.cpu_start = self.wait_start = 0.0
+        self.cpu_start = self.busy_start = 0.0
 
     def start(self, limit: float) -> None:
         self.limit = limit
         self.started = time.monotonic()
         self.cpu_start = self.clock.cpu()
-        self.wait_start = self.clock.waited()
+        self.busy_start = self.clock.main_busy()
         self.check_at = self.started + min(limit, CHECK_EVERY)
 
     def used(self) -> float:
         return self.clock.cpu() - self.cpu_start
 
     def expired(self, now: float) -> str | None:
-        """ "cpu" or "wall" when the limit or the backstop ran out; else None, and ``check_at`` moves on."""
+        """"cpu" or "wall" when the limit or the backstop ran out, "cap" when the task cap refused a
+        fork; else None, and ``check_at`` moves on.
+
+        The backstop counts the wall time in which no thread of the sample was running or
+        ready to run: the time it chose to wait (sleep, block), not the time it queued for a CPU.
+        """
+        if self.clock.refused_forks() != self.refused:
+            return "cap"
         used = self.used()
         if used >= self.limit:
             return "cpu"
         wall = now - self.started
-        own = wall - (self.clock.waited() - self.wait_start)
         backstop = self.factor * self.limit
-        if own >= backstop or wall >= WALL_CAP * backstop:
-            return "wall"
-        self.check_at = now + max(0.002, min(self.limit - used, backstop - own, CHECK_EVERY))
+        if wall >= backstop:
+            busy = self.clock.main_busy() - self.busy_start
+            if wall - busy >= backstop:
+                busy = max(busy, self.clock.others_busy())
+            if wall - busy >= backstop or wall >= WALL_CAP * backstop:
+                return "wall"
+            idle = wall - busy
+        else:
+            idle = wall  # at most: the backstop cannot have run out before ``backstop`` seconds
+        self.check_at = now + max(0.002, min(self.limit - used, backstop - idle, CHECK_EVERY))
         return None
 
 
