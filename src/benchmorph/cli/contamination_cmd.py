@@ -41,12 +41,9 @@ def _table(group: ContaminationGroup) -> Table:
     for row in group.models:
         # Short cells: the table must stay readable in 80 columns (a pipe, a log); --json has the rest
         # (the predicted dynamic score, the fit, the runs).
-        if row.predicted is None:
-            verdict = "no fit"
-        elif row.flagged:
+        verdict = Text("no fit" if row.predicted is None else "ok")
+        if row.predicted is not None and row.flagged:
             verdict = Text("FLAGGED", style="red") if row.side == "below" else Text("above", style="yellow")
-        else:
-            verdict = "ok"
         if row.reference:
             verdict += " (ref)"
         elif row.exceeds_reference is not None:

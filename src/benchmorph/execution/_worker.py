@@ -695,7 +695,10 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
     with digits:
         emit({"ready": True})
     clock = time.perf_counter
-    cpu_clock = time.process_time
+    # The call's CPU seconds: this thread's (precise), or the whole process's where other threads
+    # worked too.  With RLIMIT_CPU set the kernel keeps a process-wide CPU timer, and the process
+    # clock then moves in scheduler ticks (a 1 ms call reads 0), so neither alone will do.
+    thread_clock, process_clock = time.thread_time, time.process_time
     trace = Coverage(filename) if job.get("trace") else None
     # Without per-test details the first failing test decides: a raise ends the run here, a
     # wrong answer (which only the host can tell) when the host cancels the job.
@@ -703,7 +706,7 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
     for index, raw in enumerate(inputs):
         with digits:
             args = values.decode(raw)
-        cpu_started = cpu_clock()
+        thread_started, process_started = thread_clock(), process_clock()
         started = clock()
         if trace is not None:
             trace.start()
@@ -711,10 +714,10 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
             function = getattr(namespace["Solution"](), entry) if kind == "method" else namespace[entry]
             result = function(*args)
             elapsed = clock() - started
-            cpu = cpu_clock() - cpu_started
+            cpu = max(thread_clock() - thread_started, process_clock() - process_started)
         except BaseException as exc:  # noqa: BLE001
             elapsed = clock() - started
-            cpu = cpu_clock() - cpu_started
+            cpu = max(thread_clock() - thread_started, process_clock() - process_started)
             if trace is not None:
                 trace.stop()
             with digits:
