@@ -160,3 +160,30 @@ def test_without_reruns_the_first_timeout_stands(tmp_path: Path) -> None:
         problem = prepared(engine, IDENTITY, [[1]], pid="cpu/once")
         [verdict] = engine.evaluate([Job(problem, "def f(x):\n    while True:\n        pass\n", "cpu/once")])
         assert verdict.status == "timeout" and engine.reruns.rerun == 0
+
+
+def test_the_run_summary_counts_reruns_and_the_manifest_records_limits_mode_and_load(tmp_path: Path) -> None:
+    import json
+
+    from benchmorph.data.models import Sample
+    from benchmorph.data.registry import load_benchmark
+    from benchmorph.evaluation import evaluate_run
+
+    bench = load_benchmark("humaneval")
+    problem = bench.problems[0]
+    samples = [
+        Sample(task_id=problem.id, code=problem.reference, model="m"),
+        Sample(
+            task_id=problem.id, index=1, code=problem.prompt + "    while True:\n        pass\n", model="m"
+        ),
+    ]
+    with Engine(workers=1, cache_root=tmp_path / "cache") as engine:
+        result = evaluate_run(bench, samples, tmp_path / "run", engine)
+    reruns = result.summary["timeout_reruns"]
+    assert reruns == {"rerun": 1, "changed": 0, "flake_rate": 0.0, "changed_samples": []}
+    assert any("timeouts re-run at the end: 1" in notice.text for notice in result.notices)
+    execution = json.loads((tmp_path / "run" / "manifest.json").read_text())["execution"]
+    assert execution["limits"]["time_unit"] == "cpu-seconds" and execution["limits"]["min_time_limit"] == 1.0
+    assert execution["sandbox"]["isolation"] == "bwrap" and execution["sandbox"]["tasks"] == 256
+    assert execution["sandbox"]["cpu_clock"] in ("cgroup-v1", "cgroup-v2", "process-tree")
+    assert len(execution["load_average"]["start"]) == 3 and len(execution["load_average"]["end"]) == 3

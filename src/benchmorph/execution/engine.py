@@ -502,10 +502,10 @@ class Engine:
         ``on_verdict(index, verdict)`` is called as each one is final (from a
         worker thread), so callers can checkpoint long runs.  A sample that
         timed out is final only after its re-run (``rerun_timeouts``): once
-        every other job is done, the timed-out ones run again on half the pool
-        (at least one worker), so they do not compete with each other for the
-        machine, and the re-run's verdict stands.  ``self.reruns`` then says how
-        many there were and how many verdicts changed.
+        every other job is done, the timed-out ones run again, each on a worker
+        of its own as before but on a pool with nothing else to do, and the
+        re-run's verdict stands.  ``self.reruns`` then says how many there were
+        and how many verdicts changed.
         """
         raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
         verdicts: list[Verdict | None] = [None] * len(jobs)
@@ -556,11 +556,11 @@ class Engine:
                 final(index, verdict)
 
             self.reruns.rerun = len(order)
+            # Every worker is idle by now: each re-run gets one to itself, as the first runs did.
             self.pool.map(
                 [raw[index] for index in order],
                 again,
                 None if details else (lambda position: watch(order[position])),
-                concurrency=max(1, self.pool.size // 2),
             )
         return [verdict for verdict in verdicts if verdict is not None]
 

@@ -184,7 +184,7 @@ def _looks_like_prose(head: str) -> bool:
     if first in ("-", "*", "+", ">", "|") or (first[:-1].isdigit() and first[-1] in ".)"):
         return True
     if first[-1] in "!,." and first[:-1].isalpha():  # "Sure!", "Certainly,", "Done."
-        return True
+        return "=" not in head  # but "begin, end = -1., 1." is a tuple assignment
     if keyword.iskeyword(first) or first in _SOFT_KEYWORDS:
         return False
     if first.endswith(":") and first[:-1].isidentifier():
@@ -1011,7 +1011,12 @@ class _Sanitizer:
                 self._extra.append(combined)
                 self._body_source[id(combined)] = source
                 root = self._find_root([combined])
-                if root is not None and not root.truncated:
+                # A reading that leaves a ``return`` at column 0 after the function (only its first
+                # line re-indented, say) did not take the whole body in: a later reading may.
+                stray = root is not None and any(
+                    _RETURN_RE.match(line) for line in combined.lines[root.last + 1 :]
+                )
+                if root is not None and not root.truncated and not stray:
                     return root, combined, source
                 truncated = truncated or (root and (root, combined, source))
         return truncated
@@ -1249,8 +1254,11 @@ def _body_variants(lines: list[str], indent: str) -> list[list[str]]:
         and not _looks_like_prose(head)
     ):
         variants.append([indent + head, *lines[first + 1 :]])
-    # The whole body written at column 0 (a top-level ``return`` gives it away): indent it.
-    if any(line.startswith("return") and _RETURN_RE.match(line) for line in lines):
+    # The whole body written at column 0: a ``return`` (at column 0, or inside a block that starts
+    # at column 0, as in ``if not xs:\n    return None``) with no function around it gives it away.
+    returns = any(_RETURN_RE.match(line.lstrip()) for line in lines)
+    top_def = any(_DEF_RE.match(line) for line in lines)
+    if returns and not top_def:
         start = next(
             (i for i in range(first, len(lines)) if lines[i].strip() and not _looks_like_prose(lines[i])),
             first,

@@ -8,7 +8,10 @@ followed by tests and prints, in CodeLlama's ``[PYTHON]`` tags, after a reasonin
 HumanEval's tests: a sanitizer that gets the shape wrong shows up as a failing verdict.
 
 ``answers()`` is deterministic (no randomness, no model): the corpus is rebuilt, not stored.
-The embedded model's answers, which are stored, are in ``gemma3_270m.jsonl`` beside this file.
+The embedded model's answers, which are stored, are in ``gemma3_270m.jsonl`` beside this file:
+Gemma 3 270M base (the ``local`` spec, one thread), greedy, 300 tokens at most, on HumanEval/0-29,
+made with ``benchmorph generate humaneval -m "local?threads=1" --limit 30 --max-tokens 300`` and the
+``raw`` text of each sample kept as a ``completion``.
 """
 
 from __future__ import annotations
