@@ -402,7 +402,7 @@ class TestTimer:
         return self.clock.cpu() - self.cpu_start
 
     def expired(self, now: float) -> str | None:
-        """"cpu" or "wall" when the limit or the backstop ran out, "cap" when the task cap refused a
+        """ "cpu" or "wall" when the limit or the backstop ran out, "cap" when the task cap refused a
         fork; else None, and ``check_at`` moves on.
 
         The backstop counts the wall time in which no thread of the sample was running or
