@@ -88,7 +88,7 @@ def test_evaluate_pass_at_k_warnings_and_identical_rerun(tmp_path: Path, cache: 
         )
         assert result.returncode == 0, result.stderr
         assert "unknown task_id 'HumanEval/9999'" in result.stderr
-        assert "samples.jsonl:11: field 'solution': not valid Python" in result.stderr
+        assert "samples.jsonl:11: field 'solution', line 1: not valid Python" in result.stderr
         summary = json.loads((tmp_path / run / "summary.json").read_text())
         verdicts = [json.loads(line) for line in (tmp_path / run / "results.jsonl").read_text().splitlines()]
         outputs.append((summary, verdicts))

@@ -40,7 +40,10 @@ def test_evaluate_run_hands_warnings_to_notify_and_prints_nothing(
         )
     assert heard == result.notices
     assert [(n.level, n.text) for n in heard] == [
-        ("warning", "s.jsonl:2: field 'solution': not valid Python (invalid syntax); judged as an error")
+        (
+            "warning",
+            "s.jsonl:2: field 'solution', line 1: not valid Python (invalid syntax); judged as an error",
+        )
     ]
     assert result.summary["statuses"] == {"error": 1, "pass": 1} and result.summary["pass@1"] == 0.5
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())

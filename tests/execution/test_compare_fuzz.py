@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from benchmorph.data import values
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.execution.compare import DIFF_WIDTH, short_diff, show_value, stdout_match, values_match
-from benchmorph.execution.replies import output_is_judgeable
+from benchmorph.execution.protocol import TestRecord, WorkerReply, output_is_judgeable
 from benchmorph.execution.verdicts import build_verdict
 from cli_runner import run_cli
 
@@ -284,7 +284,7 @@ def test_verdicts_are_built_and_written_for_any_answer(
     # The pipe carries JSON: send the record through it as the worker would.
     record = json.loads(json.dumps(record))
     if record["s"] == "ok" and not output_is_judgeable(record["o"]):
-        return  # replies.clean_result turns such a record into a test error before judging
+        return  # TestRecord.from_wire turns such a record into a test error before judging
     problem = Problem(
         id="fuzz/0",
         entry_point="f",
@@ -294,7 +294,7 @@ def test_verdicts_are_built_and_written_for_any_answer(
         oracle=oracle,
         tests=[TestCase(input=[[1.0, -1.0]], expected=expected, has_expected=True)],
     )
-    reply = {"results": [record], "ready": True, "exit": "", "id": "x", "wall": 0.01}
+    reply = WorkerReply(results=(TestRecord.from_wire(record, 0),), ready=True, job_id="x", wall=0.01)
     verdict = build_verdict(problem, reply, "fuzz/0", 0, "bwrap")
     assert verdict.status in ("pass", "fail", "error")
     json.dumps(verdict.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")

@@ -26,7 +26,14 @@ import pytest
 from benchmorph.data.formats.humaneval import humaneval_problem_records
 from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.execution import Engine, Job, Limits
-from benchmorph.execution.cgroups import SampleCgroup, clean_stale, detect, memory_mode, pid_namespace
+from benchmorph.execution.cgroups import (
+    SampleCgroup,
+    clean_stale,
+    cpu_clock,
+    detect,
+    memory_mode,
+    pid_namespace,
+)
 from benchmorph.execution.sandbox import bwrap_problem
 from cli_runner import run_cli
 
@@ -94,7 +101,8 @@ def capped_engine(
 ) -> Iterator[Engine]:
     if SUPPORT is None:
         pytest.skip("no writable cgroup for per-sample caps here")
-    limits = Limits(memory=CAP, min_time_limit=30.0, setup_time=10.0)
+    # 16 tasks, not the default 256 (issue 23: threads count too), so the fork test stays small.
+    limits = Limits(memory=CAP, min_time_limit=30.0, setup_time=10.0, tasks=16)
     with Engine(
         workers=1, limits=limits, isolation=request.param, cache_root=tmp_path_factory.mktemp("cache")
     ) as eng:
@@ -184,7 +192,12 @@ def test_forked_children_share_one_memory_cap(capped_engine: Engine, problem: Pr
     measurement must stay within the bound; every one must stay far below
     what an uncapped sample takes (8 GiB), and every verdict is the violation.
     """
-    assert capped_engine.resource_limits == {"mode": SUPPORT.mode, "mb": 1024, "processes": 16}
+    assert capped_engine.resource_limits == {
+        "mode": SUPPORT.mode,
+        "mb": 1024,
+        "tasks": 16,
+        "cpu_clock": cpu_clock(),
+    }
     assert evaluate(capped_engine, problem, "def f(n):\n    return n\n").status == "pass"  # worker warm
     drops = []
     for _attempt in range(3):
@@ -292,7 +305,8 @@ def test_memory_limit_is_named_in_summary_json(tmp_path: Path) -> None:
         summary = json.loads((out / "summary.json").read_text())
         assert summary["statuses"] == {"pass": 1}
         mode = memory_mode() if name == "cgroup" else "rlimits"
-        assert summary["memory_limit"] == {"mode": mode, "mb": 512, "processes": 16}
+        clock = cpu_clock() if name == "cgroup" else "process-tree"
+        assert summary["memory_limit"] == {"mode": mode, "mb": 512, "tasks": 256, "cpu_clock": clock}
         assert f"512 MB {mode}" in result.stdout
         if mode == "rlimits":
             assert "capped per process by rlimits only" in result.stderr

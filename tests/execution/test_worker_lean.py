@@ -5,7 +5,8 @@ The worker now starts without ``site`` (``-S``) and leaves ``random`` and
 and the environment is set once in the worker.  None of that may show in
 what model code sees, beyond the modules not being preloaded: ``exit`` and
 ``quit`` exist, site-packages is on sys.path, the environment holds exactly
-HOME, TMPDIR (its scratch dir), PATH and LANG, and the child still cannot be
+HOME, TMPDIR (its scratch dir), PATH and LANG (plus, since issue 23, the variables that pin the
+numeric libraries' thread pools to one thread), and the child still cannot be
 reached through the worker's process group.
 """
 
@@ -39,6 +40,14 @@ def f(x):
 """
 
 
+# Issue 23: OpenBLAS, OpenMP, MKL and kin start one thread, not one per core.
+PINNED = sorted(
+    ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "GOTO_NUM_THREADS"]
+)  # fmt: skip
+ENVIRONMENT = sorted(["HOME", "LANG", "PATH", "TMPDIR", *PINNED])
+
+
 def probe(isolation: str, tmp_path: Path, code: str = PROBE) -> object:
     problem = Problem(id="lean/1", prompt="", entry_point="f", reference=code, tests=[TestCase(input=[1])])
     with Engine(workers=1, isolation=isolation, cache_root=tmp_path) as engine:
@@ -53,8 +62,9 @@ def test_a_child_sees_what_it_saw_before_but_the_fork_hooks(tmp_path: Path) -> N
     assert seen["exit"] and seen["site"] and seen["home_is_cwd"]
     assert seen["own_group"] and seen["worker_group"]
     keys = [key for key, _ in seen["environ"]]
-    assert keys == ["HOME", "LANG", "PATH", "TMPDIR"]
+    assert keys == ENVIRONMENT
     assert dict(seen["environ"])["PATH"] == "/usr/bin:/bin"
+    assert all(dict(seen["environ"])[name] == "1" for name in PINNED)
     # typing and math stay warm; random and threading would cost every fork their after-fork hooks.
     assert seen["preloaded"] == ["math", "typing"]
 
@@ -76,4 +86,4 @@ def test_rlimits_fallback_keeps_random_and_threading_warm(tmp_path: Path) -> Non
     # The sample's uid may not traverse a private Python prefix there, so these stay preloaded.
     seen = probe("rlimits", tmp_path)
     assert seen["preloaded"] == ["math", "random", "statistics", "threading", "typing"]
-    assert [key for key, _ in seen["environ"]] == ["HOME", "LANG", "PATH", "TMPDIR"]
+    assert [key for key, _ in seen["environ"]] == ENVIRONMENT

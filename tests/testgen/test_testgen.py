@@ -22,7 +22,7 @@ from benchmorph.data.formats.native import read_native
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution import Engine
-from benchmorph.execution.replies import clean_coverage
+from benchmorph.execution.protocol import Coverage
 from benchmorph.models import GenerationParams, LLMCache
 from benchmorph.testgen.augment import (
     CONTRACT_MARK,
@@ -86,7 +86,8 @@ def test_run_inputs_gives_every_input_its_own_status_past_a_timeout(engine: Engi
 
 
 def test_forged_coverage_records_are_refused() -> None:
-    assert clean_coverage({"l": [1, 2], "a": [[-1, 1], [1, 2]]}) == {"l": [1, 2], "a": [[-1, 1], [1, 2]]}
+    checked = Coverage.from_wire({"l": [1, 2], "a": [[-1, 1], [1, 2]]})
+    assert checked is not None and checked.to_wire() == {"l": [1, 2], "a": [[-1, 1], [1, 2]]}
     for forged in (
         {"l": ["x"], "a": []},
         {"l": [], "a": [[1]]},
@@ -94,7 +95,7 @@ def test_forged_coverage_records_are_refused() -> None:
         [1, 2],
         {"l": [], "a": [[1, "2"]]},
     ):
-        assert clean_coverage(forged) is None
+        assert Coverage.from_wire(forged) is None
 
 
 def test_greedy_cover_keeps_required_and_covers_everything() -> None:

@@ -22,6 +22,7 @@ from benchmorph.cli.options import (
     WorkersOption,
 )
 from benchmorph.cli.shared import app, console, make_engine, out_console, progress
+from benchmorph.cli.shared import note as print_note
 
 # Option defaults, the library's own values (tests/cli/test_cli_startup.py checks they match):
 # importing their modules here would cost every command's start-up.
@@ -66,7 +67,7 @@ KOption = Annotated[int, typer.Option("--k", help="Pairs to select.", min=0)]
 
 
 def note(text: str) -> None:
-    console.print(f"[yellow]note:[/] {text}", highlight=False, soft_wrap=True)
+    print_note(text)
 
 
 @instruct_app.command("read")

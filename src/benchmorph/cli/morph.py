@@ -24,7 +24,8 @@ from benchmorph.cli.options import (
     TimeoutOption,
     WorkersOption,
 )
-from benchmorph.cli.shared import app, console, make_engine, out_console, progress
+from benchmorph.cli.shared import app, make_engine, out_console, progress
+from benchmorph.cli.shared import note as print_note
 
 # Option defaults, the library's own values (tests/cli/test_cli_startup.py checks they match):
 # importing their modules here would cost every command's start-up.
@@ -96,7 +97,7 @@ def run_and_print(
         f"{len(report.variants)} variants of {report.problems_with_variant} of {report.parents} problems"
     )
     for note in report.notes:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        print_note(note)
     out_console.print(f"variants: {variants_path}\ncandidates (for review): {candidates_path}")
     return report
 

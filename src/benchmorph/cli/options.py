@@ -18,10 +18,18 @@ WorkersOption = Annotated[
     int | None, typer.Option("--workers", "-j", help="Sandbox workers (default: number of cores).")
 ]
 MinTimeOption = Annotated[
-    float, typer.Option("--min-time-limit", help="Smallest per-test time limit, seconds.")
+    float,
+    typer.Option(
+        "--min-time-limit",
+        help="Smallest per-test time limit, in CPU seconds (a sample that sleeps is stopped at 3x its "
+        "limit of wall time).",
+    ),
 ]
 FactorOption = Annotated[
-    float, typer.Option("--time-factor", help="Per-test limit = max(min, factor x reference time).")
+    float,
+    typer.Option(
+        "--time-factor", help="Per-test limit = max(min, factor x reference time), both in CPU seconds."
+    ),
 ]
 SandboxOption = Annotated[
     str | None,

@@ -43,7 +43,7 @@ def progress_bar(console: Console, description: str, total: int | None) -> Itera
             yield advance
         return
     columns = (
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),  # a file name is not markup
         BarColumn(),
         MofNCompleteColumn(),
         TaskProgressColumn(),

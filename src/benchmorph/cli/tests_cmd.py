@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from benchmorph.cli.options import (
@@ -26,7 +25,7 @@ from benchmorph.cli.options import (
     TimeoutOption,
     WorkersOption,
 )
-from benchmorph.cli.shared import app, console, fail, make_engine, out_console, progress
+from benchmorph.cli.shared import app, fail, make_engine, note, out_console, progress
 
 tests_app = typer.Typer(
     help="Generate tests for a benchmark and measure test suites by the mutants they kill.",
@@ -155,13 +154,11 @@ def augment_command(
         f"{summary.tests} tests, {per:.1f} per problem; {summary.seconds:.0f} s of problem time"
     )
     for task_id, reason in summary.skipped.items():
-        console.print(f"[yellow]note:[/] {task_id} not augmented: {reason}", highlight=False, soft_wrap=True)
+        note(f"{task_id} not augmented: {reason}")
     if summary.without_contract:
-        console.print(
-            f"[yellow]note:[/] {summary.without_contract} problems have no input contract: every input their "
-            "reference runs on was accepted, including inputs the description may rule out",
-            highlight=False,
-            soft_wrap=True,
+        note(
+            f"{summary.without_contract} problems have no input contract: every input their "
+            "reference runs on was accepted, including inputs the description may rule out"
         )
     out_console.print(f"augmented: {out}\nper-problem journal (resume): {journal_path(out)}")
 
@@ -220,7 +217,7 @@ def score_command(
         table.add_column(column, justify="left" if column == "suite" else "right")
     for score in scores:
         table.add_row(
-            escape(score.name),
+            score.name,
             str(score.problems),
             f"{score.tests_per_problem:.1f}",
             f"{score.killed}/{score.mutants}",
@@ -231,7 +228,7 @@ def score_command(
     out_console.print(table)
     left_out = len(problems) - (scores[0].problems if scores else 0)
     if left_out:
-        console.print(f"[yellow]note:[/] {left_out} problems are missing from some suite and are not scored")
+        note(f"{left_out} problems are missing from some suite and are not scored")
     out_console.print(
         "killed: mutants of the reference that fail a test of the suite. Equivalent mutants (the "
         "reference's behaviour on every valid input) cannot be told apart automatically, so scores are "
