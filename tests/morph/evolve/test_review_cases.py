@@ -9,6 +9,8 @@ wrote them.  Each new check then runs on it in the sandbox, as
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from benchmorph.data.models import Problem, TestCase
@@ -22,6 +24,14 @@ from benchmorph.validation.checks.steps import leftover_imperative, stale_name, 
 from benchmorph.validation.checks.suite import thin_suite
 
 PAIRS = [(19, 16), (37, 70), (60, 75), (98, 31), (133, 39)]
+# Found from the project root, as a user's checkout sits beside the shared data.
+HUMANEVAL_PLUS = (
+    Path(__file__).resolve().parents[3].parent
+    / "shared"
+    / "data"
+    / "evalplus"
+    / "HumanEvalPlusInputs.dev-2023-04-26.jsonl"
+)
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +154,67 @@ def test_stale_names(state: combine.Pairing) -> None:
     from benchmorph.morph.transforms.evolve.wording import as_step
 
     assert as_step(old, "remove_vowels") == "Take string and return string without vowels."
+
+
+# --- what a second reading of the new output found, and fixed ---------------------------------------
+
+
+def test_a_composition_the_benchmark_already_holds_is_refused(engine: Engine) -> None:
+    """strlen then is_prime is HumanEval/82's prime_length: a model that solved 82 passes it."""
+    from benchmorph.morph.finalize import finalize_variants
+    from benchmorph.morph.transforms.evolve.copies import copies_of_benchmark
+    from benchmorph.morph.transforms.evolve.evolve import _variant
+
+    plus = load_benchmark("humaneval+", HUMANEVAL_PLUS).by_id()  # HumanEval's strlen has three tests
+    parents = engine.prepare([plus[t] for t in ("HumanEval/23", "HumanEval/31", "HumanEval/82")]).problems
+    pairing = combine.Pairing(parents, engine, 0)
+    pairing.shapes = {p.id: rules.shape(p) for p in parents}
+    pairing.mutants = combine.killed_mutants(parents, engine, 0)
+    f, g = parents[0], parents[1]
+    pair = combine.try_pair(f, g, rules.fits(f, g), pairing)  # type: ignore[arg-type]
+    assert isinstance(pair, combine.Pair)
+    draft = combine._draft(pair, _variant, pairing.shown_for(f), pairing.shown_for(g))
+    (candidate,) = finalize_variants([draft], engine).candidates
+    assert candidate.provenance["status"] == "accepted"  # every per-variant check passes it
+    (judged,) = copies_of_benchmark([candidate], parents, engine)
+    assert judged.provenance["check"] == "copy-of-benchmark" and "HumanEval/82" in judged.provenance["reason"]
+
+
+def test_steps_state_their_parents_examples(state: combine.Pairing) -> None:
+    """vowels_count counts 'ACEDY' as 3 only in its example: the step keeps it (and g's too)."""
+    humaneval = load_benchmark("humaneval").by_id()
+    f, g = humaneval["HumanEval/64"], humaneval["HumanEval/31"]
+    shown = combine.parent_examples(state.engine.prepare([f]).problems[0], state.engine)
+    assert (["ACEDY"], 3) in shown
+    built = rules.combine(f, g, "n", [], shown, [([6], False)])
+    assert not isinstance(built, str)
+    text = " ".join(built.prompt.split())
+    assert "for 'ACEDY' it gives 3" in text and "For example, for 6 step 2 gives False." in text
+
+
+def test_generated_strings_keep_the_parents_layout() -> None:
+    """Music notes are separated by single spaces in every test of HumanEval/17: "o|  .|" is another format."""
+    from benchmorph.morph.transforms.evolve.inputs import adjacent_pairs
+
+    own = set().union(*(adjacent_pairs(s) for s in ["o o o o", ".| .| .| .|", "o| .| o| .| o o| o o|"]))
+    assert adjacent_pairs("o| o o|") <= own
+    assert not adjacent_pairs("o|  .|") <= own  # two spaces side by side
+    assert adjacent_pairs(["ab", "c"]) == {("lower", "lower")}
+
+
+def test_own_inputs_honour_the_bounds_their_parent_states() -> None:
+    """HumanEval+/75's tests feed 891 to "Knowing that (a) is less then 100": not an input to reuse."""
+    from benchmorph.morph.transforms.evolve.inputs import own_pool
+
+    problem = load_benchmark("humaneval").by_id()["HumanEval/75"]
+    tests = [TestCase(input=[a], expected=False, has_expected=True) for a in (30, 99, 891, 465)]
+    shaped = problem.model_copy(update={"tests": tests})
+    assert [args[0] for args in own_pool(shaped, rules.shape(problem)).inputs] == [30, 99]
+
+
+def test_booleans_a_step_never_mentions_are_not_tested() -> None:
+    """'Filter given list of any python values only for integers' says nothing of True: Python counts
+    it an int, HumanEval+'s reference does not; an input holding one in a list is left out."""
+    assert combine._bool_inside([[True, 0, -10, "test"]]) and not combine._bool_inside([[1, 2], 3])
+    text = rules.description(load_benchmark("humaneval").by_id()["HumanEval/22"]) or ""
+    assert not combine._BOOLEANS.search(text)

@@ -29,6 +29,7 @@ checks again: the baselines run there, and the composition checks
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -48,6 +49,8 @@ from benchmorph.validation.checks.base import Steps, same_output, value_key
 from benchmorph.validation.checks.baselines import MAX_BASELINE_PASS
 from benchmorph.validation.checks.steps import asks_to_write, names_used, stale_reference
 from benchmorph.validation.checks.suite import MAX_SHARE, MIN_DISTINCT, MIN_TESTS, dominant_share
+from benchmorph.validation.examples.recompute import scan_problem
+from benchmorph.validation.examples.scan import render_value
 
 MIN_INPUTS = 3  # f's own inputs that must survive the composition before a pair is tried
 MAX_PARTNER_USES = 2  # a g composes with at most this many f's, so the set is not one g's variations
@@ -116,13 +119,30 @@ def _g_outputs(g: Problem, values: Sequence[Any], engine: Engine, cache: dict[st
 _FAILED = object()
 
 
+_BOOLEANS = re.compile(r"\bbool(?:ean)?s?\b|\bTrue\b|\bFalse\b", re.I)
+
+
+def _bool_inside(value: Any) -> bool:
+    """Whether a container holds a bool: where Python counts it an integer and a reader may not."""
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(isinstance(item, bool) or _bool_inside(item) for item in value)
+    if isinstance(value, dict):
+        return _bool_inside(list(value.keys())) or _bool_inside(list(value.values()))
+    return False
+
+
 def _candidates(pool: Pool, g: Problem, g_shape: rules.Shape, engine: Engine,
-                cache: dict[str, dict[str, Any]], limit: int) -> list[Candidate]:  # fmt: skip
-    """The pool's inputs whose f-output g may receive and runs on, with g's output, up to ``limit``."""
+                cache: dict[str, dict[str, Any]], limit: int, bools_open: bool = False) -> list[Candidate]:  # fmt: skip
+    """The pool's inputs whose f-output g may receive and runs on, with g's output, up to ``limit``.
+
+    ``bools_open``: f's description never speaks of booleans, so an input
+    holding one in a container (``[True, 0, -10, 'test']`` to "filter ... only
+    for integers") asks what the text leaves open, and is left out.
+    """
     fitting = [
         (args, out)
         for args, out in zip(pool.inputs, pool.outputs, strict=True)
-        if rules.receivable(out, g_shape)
+        if rules.receivable(out, g_shape) and not (bools_open and any(_bool_inside(a) for a in args))
     ]
     outputs = _g_outputs(g, [out for _, out in fitting], engine, cache)
     found = []
@@ -271,11 +291,35 @@ class Pairing:
     g_cache: dict[str, dict[str, Any]] = field(default_factory=dict)
     generated: dict[str, Pool] = field(default_factory=dict)
     mutants: dict[str, list[Mutant]] = field(default_factory=dict)
+    shown: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)
+
+    def shown_for(self, p: Problem) -> list[tuple[Any, Any]]:
+        """Up to two of the parent's own worked examples, with what its reference returns on them."""
+        if p.id not in self.shown:
+            self.shown[p.id] = parent_examples(p, self.engine)
+        return self.shown[p.id]
 
     def generated_for(self, f: Problem) -> Pool:
         if f.id not in self.generated:
             self.generated[f.id] = generated_pool(f, self.shapes[f.id], self.engine, self.seed, GENERATED)
         return self.generated[f.id]
+
+
+SHOWN = 2  # a parent's examples stated in its step
+SHOWN_CHARS = 60  # an example longer than this as text is not stated
+
+
+def parent_examples(p: Problem, engine: Engine) -> list[tuple[Any, Any]]:
+    """Up to SHOWN of the parent's own docstring examples, short ones, with its reference's outputs
+    (its first tests where its docstring shows none that can be read)."""
+    scanned = [list(example.args) for example in scan_problem(p).examples]
+    if scanned:
+        runs = engine.run_inputs(p, scanned)
+        found = [(args, run.output) for args, run in zip(scanned, runs, strict=True) if run.status == "ok"]
+    else:
+        found = [(t.input, t.expected) for t in p.tests if t.has_expected]
+    short = [(a, o) for a, o in found if len(render_value(a)) + len(render_value(o)) <= SHOWN_CHARS]
+    return short[:SHOWN]
 
 
 def ranked_partners(
@@ -328,14 +372,17 @@ def try_pair(f: Problem, g: Problem, fit: rules.Fit, state: Pairing) -> Pair | O
     f's own fitting inputs are judged first; generated ones are made (and the
     judging repeated with them) only when those fall short.
     """
-    built = rules.combine(f, g, fit.g_param, [])
+    built = rules.combine(f, g, fit.g_param, [], state.shown_for(f), state.shown_for(g))
     if isinstance(built, str):
         return "compose", built
     worded = wording_problem(built, f, g)
     if worded is not None:
         return worded
     g_shape = state.shapes[g.id]
-    own = _candidates(own_pool(f), g, g_shape, state.engine, state.g_cache, MAX_OWN)
+    bools_open = not _BOOLEANS.search(rules.description(f) or "")
+    own = _candidates(
+        own_pool(f, state.shapes[f.id]), g, g_shape, state.engine, state.g_cache, MAX_OWN, bools_open
+    )
     if len(own) < MIN_INPUTS:
         return "partner-runs", f"g runs on only {len(own)} of f's outputs it may receive"
     if len({value_key(c.expected) for c in own}) < 2:
@@ -346,7 +393,9 @@ def try_pair(f: Problem, g: Problem, fit: rules.Fit, state: Pairing) -> Pair | O
     chosen = choose_tests(judged, len(own))
     missing = shortfalls(judged, chosen)
     if missing:
-        extra = _candidates(state.generated_for(f), g, g_shape, state.engine, state.g_cache, GENERATED)
+        extra = _candidates(
+            state.generated_for(f), g, g_shape, state.engine, state.g_cache, GENERATED, bools_open
+        )
         known = {value_key(c.args) for c in own}
         extra = [c for c in extra if value_key(c.args) not in known]
         if extra:
@@ -406,7 +455,7 @@ def propose_combine(parents: Sequence[Problem], engine: Engine, seed: int, make:
             found = try_pair(f, g, fit, state)
             if isinstance(found, Pair):
                 uses[g.id] += 1
-                drafts.append(_draft(found, make))
+                drafts.append(_draft(found, make, state.shown_for(f), state.shown_for(g)))
                 break
             outcomes.append((found[0], f"with {g.id}: {found[1]}"))
         else:
@@ -427,10 +476,14 @@ def _no_shape(f: Problem) -> Outcome:
     )
 
 
-def _draft(pair: Pair, make: VariantMaker) -> Draft:
+def _draft(
+    pair: Pair, make: VariantMaker, shown_f: Sequence[tuple[Any, Any]], shown_g: Sequence[tuple[Any, Any]]
+) -> Draft:
     f, g, built = pair.f, pair.g, pair.built
-    shown = [(c.args, c.expected) for c in pair.tests if c.origin == "base"][:2]
-    final = rules.combine(f, g, built.g_param, shown)
+    # Worked examples from f's own inputs, ones whose answer prints (a doctest of None shows nothing).
+    own = [(c.args, c.expected) for c in pair.tests if c.origin == "base"]
+    shown = ([(a, e) for a, e in own if e is not None] + [(a, e) for a, e in own if e is None])[:2]
+    final = rules.combine(f, g, built.g_param, shown, shown_f, shown_g)
     assert not isinstance(final, str)  # the same texts as ``built``, with examples
     tests = [TestCase(input=c.args, origin=c.origin) for c in pair.tests]
     variant = make(f, "combine", "-" + g.id.rsplit("/", 1)[-1], final.prompt, final.reference, final.entry_point,

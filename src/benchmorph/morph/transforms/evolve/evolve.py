@@ -50,6 +50,7 @@ from benchmorph.morph.transform import (
 )
 from benchmorph.morph.transforms.evolve import RULE_TYPES, TRANSFORM, EvolveOptions
 from benchmorph.morph.transforms.evolve.combine import llm_partners, propose_combine
+from benchmorph.morph.transforms.evolve.copies import copies_of_benchmark
 from benchmorph.morph.transforms.evolve.decompose import propose_decompose
 from benchmorph.morph.transforms.evolve.llm import EvolveLlm, llm_evolve_drafts
 from benchmorph.morph.transforms.evolve.subtle import propose_subtle
@@ -134,6 +135,8 @@ def run_evolve(problems: Sequence[Problem], ctx: MorphContext) -> MorphReport:
     with ctx.progress("evolve: finalize", None) as advance:
         finalized = finalize_variants(drafts, ctx.engine, advance)
     candidates = distinct_test_sets(whole_decompositions(finalized.candidates))
+    with ctx.progress("evolve: copies of the benchmark", None):
+        candidates = copies_of_benchmark(candidates, parents, ctx.engine)
     if "subtle" in options.types:
         with ctx.progress("evolve: subtle (the miner's rules)", None):
             mined = propose_subtle(parents, ctx)
@@ -174,6 +177,7 @@ def _run_llm(parents: list[Problem], ctx: MorphContext, options: EvolveOptions) 
             cache.close()
     by_id = {p.id: p for p in parents} | partners
     candidates = distinct_test_sets(whole_decompositions(finalized.candidates))
+    candidates = copies_of_benchmark(candidates, parents, ctx.engine)
     candidates = [with_overlap(c, by_id) for c in candidates]
     variants = [c for c in candidates if c.provenance.get("status") == ACCEPTED]
     all_records = records + dropped + candidates

@@ -395,8 +395,35 @@ class Combined:
         return f"{f_part}\n\n\n{g_part}\n\n\n{self.prompt}    return {self.call}\n"
 
 
-def combine(f: Problem, g: Problem, g_param: str, examples: Sequence[tuple[Any, Any]] = ()) -> Combined | str:
-    """The composed problem's prompt and reference, or why it cannot be written."""
+def step_examples(step: str, shown: Sequence[tuple[Any, Any]]) -> str:
+    """One sentence showing what a step gives on a parent's own examples ("For example, for 'ACEDY'
+    step 1 gives 3."): the parent's examples carried what its words leave open (uppercase vowels count,
+    a negative number's first digit counts negative), and the step keeps them."""
+    parts = []
+    for args, out in shown:
+        values = args if isinstance(args, list | tuple) else [args]
+        given = render_value(values[0]) if len(values) == 1 else "the arguments (" + _args(values) + ")"
+        parts.append((given, render_value(out)))
+    if not parts:
+        return ""
+    first = f"for {parts[0][0]} {step} gives {parts[0][1]}"
+    rest = "".join(f", and for {given} it gives {out}" for given, out in parts[1:])
+    return f"\nFor example, {first}{rest}."
+
+
+def combine(
+    f: Problem,
+    g: Problem,
+    g_param: str,
+    examples: Sequence[tuple[Any, Any]] = (),
+    f_shown: Sequence[tuple[Any, Any]] = (),
+    g_shown: Sequence[tuple[Any, Any]] = (),
+) -> Combined | str:
+    """The composed problem's prompt and reference, or why it cannot be written.
+
+    ``examples``: worked examples of the composed function (arguments, output);
+    ``f_shown``/``g_shown``: each parent's own examples, stated in its step.
+    """
     from benchmorph.morph.transforms.evolve.wording import as_step
 
     f_text, g_text = description(f), description(g)
@@ -414,7 +441,11 @@ def combine(f: Problem, g: Problem, g_param: str, examples: Sequence[tuple[Any, 
     renames = {old: f"{old}_2" for old in _top_names(g_tree) if old in taken}
     g_code = rename(g.reference, renames)
     g_entry = renames.get(g.entry_point, g.entry_point)
-    text = COMBINE_TEMPLATE.format(f_text=f_text, g_text=g_text, g_param=g_param)
+    text = COMBINE_TEMPLATE.format(
+        f_text=f_text + step_examples("step 1", f_shown),
+        g_text=g_text + step_examples("step 2", g_shown),
+        g_param=g_param,
+    )
     shown = [(f"{name}({_args(args)})", render_value(out)) for args, out in examples]
     imports = imports_of(f.prompt, g.prompt)
     head = "\n".join(imports) + "\n\n\n" if imports else ""

@@ -38,7 +38,7 @@ from benchmorph.execution.engine import Engine
 from benchmorph.morph.common.docstrings import assemble, split_prompt
 from benchmorph.morph.finalize import Draft
 from benchmorph.morph.transforms.evolve import rules
-from benchmorph.morph.transforms.evolve.inputs import generated_pool
+from benchmorph.morph.transforms.evolve.inputs import generated_pool, own_pool
 from benchmorph.morph.transforms.evolve.wording import as_step
 from benchmorph.testgen.types import FLOAT, INT, STR, ListT, Prim, TypeExpr, infer_signature, infer_type
 from benchmorph.validation.checks.base import Steps, value_key
@@ -171,15 +171,18 @@ def _lists(pool: list[tuple[Any, Any]], mode: str, rng: random.Random) -> list[l
 
 
 def _item_pool(parent: Problem, engine: Engine, seed: int) -> list[tuple[Any, Any]]:
-    """Distinct short inputs of the parent with its outputs: its own, topped up by generated ones (inside
-    what it states and its tests show, ``inputs.generated_pool``) when it has fewer than POOL."""
+    """Distinct short inputs of the parent with its outputs: its own that honour the bounds it states,
+    topped up by generated ones (inside what it states and its tests show, ``inputs.generated_pool``)
+    when it has fewer than POOL."""
+    shape = rules.shape(parent)
+    own = own_pool(parent, shape)  # the parent's own inputs that honour the bounds it states
     found = {
-        value_key(t.input[0]): (t.input[0], t.expected)
-        for t in parent.tests
-        if t.has_expected and _size(t.input[0]) <= MAX_ITEM_CHARS
+        value_key(args[0]): (args[0], out)
+        for args, out in zip(own.inputs, own.outputs, strict=True)
+        if _size(args[0]) <= MAX_ITEM_CHARS
     }
     if len(found) < POOL:
-        extra = generated_pool(parent, rules.shape(parent), engine, seed, POOL)
+        extra = generated_pool(parent, shape, engine, seed, POOL)
         for args, out in zip(extra.inputs, extra.outputs, strict=True):
             if _size(args[0]) <= MAX_ITEM_CHARS:
                 found.setdefault(value_key(args[0]), (args[0], out))
