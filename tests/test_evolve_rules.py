@@ -183,6 +183,17 @@ def test_composition_and_decomposition_ratios() -> None:
     decomposition = both.to_json()["decomposition"]
     assert decomposition["parent_solved"] == {"eligible": 1, "solved": 1, "ratio": 1.0}
     assert decomposition["parent_unsolved"] == {"eligible": 1, "solved": 0, "ratio": 0.0}
+    # An offline decomposition names its one subproblem: it counts when that one is there.
+    problems["u1"] = variant("u1", "decompose", ["r"], role="subproblem", subproblems=["is_prime"])
+    verdicts.append(_verdict("u1", True))
+    one = evolve_metrics(
+        problems, verdicts, [*parents[:3], _verdict("p", True), _verdict("q", False), _verdict("r", True)]
+    )
+    assert one is not None and one.to_json()["decomposition"]["parent_solved"] == {
+        "eligible": 2,
+        "solved": 2,
+        "ratio": 1.0,
+    }
 
 
 @pytest.mark.slow
