@@ -165,3 +165,25 @@ def test_tool_use_lists_are_the_parents_inputs(report: MorphReport, humaneval: d
         assert {value_key(t.input) for t in a.tests}.isdisjoint(
             {value_key(t.input) for t in b.tests} - {value_key([[]])}
         )
+
+
+def test_no_two_tool_use_variants_share_a_test_set(report: MorphReport) -> None:
+    from benchmorph.morph.transforms.evolve.evolve import distinct_test_sets
+
+    tool = of(report, "tool_use")[0]
+    twin = tool.model_copy(update={"id": tool.id + "-twin"})
+    first, second = distinct_test_sets([tool, twin])
+    assert first.provenance["status"] == ACCEPTED
+    assert second.provenance["check"] == "shared-tests" and tool.id in second.provenance["reason"]
+
+
+def test_overlap_is_the_share_of_the_parents_runs_kept(
+    report: MorphReport, humaneval: dict[str, Problem]
+) -> None:
+    from benchmorph.morph.transforms.evolve.evolve import with_overlap
+
+    combined = next(v for v in of(report, "combine") if v.id == "HumanEval/16/evolve-combine-15")
+    parents = {pid: humaneval[pid] for pid in combined.provenance["parents"]}
+    # Both parents' descriptions are quoted whole as the steps: every 8-word run survives.
+    assert with_overlap(combined, parents).provenance["parent_overlap"] == 1.0
+    assert combined.provenance["parent_overlap"] == 1.0
