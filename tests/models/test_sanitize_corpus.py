@@ -19,8 +19,8 @@ import pytest
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.sandbox import bwrap_problem
 from cli_runner import run_cli
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
     bwrap_problem() is not None, reason=f"no bubblewrap sandbox: {bwrap_problem()}"
 )

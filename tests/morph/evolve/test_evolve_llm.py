@@ -99,12 +99,12 @@ def distinct(l: list):
     return list(dict.fromkeys(l))
 
 
-def sort_ascending(l: list):
-    """Return the elements of l sorted in ascending order.
-    >>> sort_ascending([3, 1, 2])
-    [1, 2, 3]
+def sort_descending(l: list):
+    """Return the elements of l sorted from the largest to the smallest.
+    >>> sort_descending([3, 1, 2])
+    [3, 2, 1]
     """
-    return sorted(l)
+    return sorted(l, reverse=True)
 
 
 def unique(l: list):
@@ -112,8 +112,17 @@ def unique(l: list):
     >>> unique([5, 3, 5, 2, 3, 3, 9, 0, 123])
     [0, 2, 3, 5, 9, 123]
     """
-    return sort_ascending(distinct(l))
+    return sort_descending(distinct(l))[::-1]
 '''
+# The same split with an ascending sort: on what unique passes it (distinct values), sorting them
+# ascending is what unique itself does, so the parent's reference solves that subproblem.
+DECOMPOSED_ASCENDING = (
+    DECOMPOSED.replace("sort_descending", "sort_ascending")
+    .replace("from the largest to the smallest", "in ascending order")
+    .replace("[3, 2, 1]", "[1, 2, 3]")
+    .replace("sorted(l, reverse=True)", "sorted(l)")
+    .replace("(distinct(l))[::-1]", "(distinct(l))")
+)
 
 # --- the scripted solver's solutions, chosen by what the prompt says --------------------------------
 
@@ -131,14 +140,16 @@ SOLUTIONS = [
         "def distinct(l):\n    out = []\n    for x in l:\n        if x not in out:\n            out.append(x)\n    return out\n",
     ),
     ("sorted in ascending", "def sort_ascending(l):\n    return sorted(l)\n"),
+    ("from the largest to the smallest", "def sort_descending(l):\n    return sorted(l)[::-1]\n"),
 ]
 
 
 class Script:
     """The generator and solver; records what they were asked."""
 
-    def __init__(self) -> None:
+    def __init__(self, decomposed: str = DECOMPOSED) -> None:
         self.refinements: list[str] = []
+        self.decomposed = decomposed
 
     def generator(self, text: str) -> str:
         if JUDGE in text:
@@ -172,7 +183,7 @@ class Script:
         if "helper functions in full" in text:
             return block(TOOLS, "count_even([1, 2, 3, 4])\ncount_even([])")
         if "Split the problem into two subproblems" in text:
-            return block(DECOMPOSED)
+            return block(self.decomposed)
         return "I cannot help with that."
 
     def solver(self, text: str) -> str:
@@ -258,20 +269,23 @@ def test_tool_use_gives_helpers_in_the_prompt(evolved) -> None:
 
 
 @pytest.mark.server
-def test_decompose_three_functions(evolved) -> None:
+def test_decompose_subproblems_with_the_parent_as_main(evolved) -> None:
     report, _ = evolved
     got = by_id(report.variants)
     subs = [got[f"HumanEval/34/evolve-decompose-{i}"] for i in (1, 2)]
-    main = got["HumanEval/34/evolve-decompose-main"]
-    assert [s.entry_point for s in subs] == ["distinct", "sort_ascending"]
+    assert [s.entry_point for s in subs] == ["distinct", "sort_descending"]
     assert all(
         s.provenance["role"] == "subproblem" and s.provenance["decomposition"] == "HumanEval/34" for s in subs
     )
-    assert main.provenance["role"] == "main" and main.entry_point == "unique"
-    assert (
-        "def distinct" in main.prompt
-        and "Use the helper functions `distinct` and `sort_ascending`" in main.prompt
+    # The main function solves the parent (verified), and is the parent: a copy with the subproblems
+    # handed over would be solved by the parent's reference, so it is named, not published.
+    assert "HumanEval/34/evolve-decompose-main" not in got
+    assert all(
+        s.provenance["main"] == "HumanEval/34" and "def unique" in s.provenance["main_code"] for s in subs
     )
+    # The same checks as the rules half: a suite of its own, not solved by the parent's reference.
+    assert all({"thin-suite", "solved-without"} <= set(s.provenance["checks_run"]) for s in subs)
+    assert all(max(s.provenance["baselines"].values()) <= 1 / 3 for s in subs)
     # The subproblems' inputs include what unique passes them on the parent's own test.
     assert [[5, 3, 5, 2, 3, 3, 9, 0, 123]] in [t.input for t in subs[0].tests]
     assert [[5, 3, 2, 9, 0, 123]] in [t.input for t in subs[1].tests]
@@ -283,6 +297,19 @@ def test_decompose_three_functions(evolved) -> None:
     metrics = evolve_metrics(problems, verdicts)
     assert metrics is not None and metrics.decomposition_solved is not None
     assert (metrics.decomposition_solved.eligible, metrics.decomposition_solved.solved) == (1, 1)
+
+
+@pytest.mark.server
+def test_a_subproblem_the_parent_solves_drops_the_decomposition(tmp_path: Path) -> None:
+    """sort_ascending on the distinct values unique passes it is what unique does: the parent's
+    reference passes most of its tests, so it is rejected, and its sibling with it."""
+    script = Script(DECOMPOSED_ASCENDING)
+    report = run_evolve([HUMANEVAL["HumanEval/34"]], tmp_path, script, type="decompose", rounds=0)
+    got = by_id(report.candidates)
+    assert not report.variants
+    sort = got["HumanEval/34/evolve-decompose-2"].provenance
+    assert sort["check"] == "solved-without" and "the parent's reference passes" in sort["reason"]
+    assert got["HumanEval/34/evolve-decompose-1"].provenance["check"] == "decompose-part"
 
 
 @pytest.mark.server
@@ -337,7 +364,7 @@ def test_cli_runs_evolve_with_models(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "decompose: 1 of 1 seeds gave an accepted variant" in result.stdout + result.stderr
     assert sorted(v.id for v in read_native(out)) == [
-        "HumanEval/34/evolve-decompose-1", "HumanEval/34/evolve-decompose-2", "HumanEval/34/evolve-decompose-main",
+        "HumanEval/34/evolve-decompose-1", "HumanEval/34/evolve-decompose-2",
     ]  # fmt: skip
 
 

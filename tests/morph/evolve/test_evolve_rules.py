@@ -1,4 +1,9 @@
-"""The offline ``evolve`` transform (combine, tool_use) on real HumanEval problems, and the EvoEval metrics."""
+"""The offline ``evolve`` transform's building blocks on real HumanEval problems, and the EvoEval metrics.
+
+What the offline run makes of them (combine, tool_use, decompose, subtle) is in
+``tests/morph/evolve/test_evolve_new_problems.py``; the review's cases in
+``tests/morph/evolve/test_review_cases.py``.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,15 @@ from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase, Variant, Verdict
 from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.evolve_metrics import evolve_metrics, evolve_summary
-from benchmorph.execution.engine import Engine, Job
+from benchmorph.execution.engine import Engine
 from benchmorph.morph.transform import MorphContext, run_transform, write_morph_report
 from benchmorph.morph.transforms.evolve import rules
-from benchmorph.morph.transforms.evolve.evolve import _helper_docstring
+from benchmorph.morph.transforms.evolve.helpers import document
 from cli_runner import run_cli
 
 SUBSET = ["HumanEval/15", "HumanEval/16", "HumanEval/24", "HumanEval/39", "HumanEval/75", "HumanEval/11"]
+# Problems whose offline run gives both combine and tool_use variants (for the slow end-to-end test).
+RUN = ["HumanEval/3", "HumanEval/15", "HumanEval/16", "HumanEval/108"]
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +39,7 @@ def prepared(engine: Engine, humaneval: dict[str, Problem]) -> dict[str, Problem
 
 @pytest.fixture(scope="module")
 def report(engine: Engine, humaneval: dict[str, Problem]):
-    return run_transform("evolve", [humaneval[t] for t in SUBSET], MorphContext(engine=engine), {"tests": 8})
+    return run_transform("evolve", [humaneval[t] for t in RUN], MorphContext(engine=engine), {})
 
 
 def test_observed_domain_rejects_what_the_tests_never_show() -> None:
@@ -76,6 +83,7 @@ def test_combined_prompt_and_reference(prepared: dict[str, Problem], engine: Eng
     assert built.entry_point == "count_distinct_characters_then_string_sequence"
     assert "def count_distinct_characters_then_string_sequence(string: str) -> str:" in built.prompt
     assert "take the value that step 1 returns as `n`" in built.prompt
+    assert "Step 1, on the arguments of this function: Given a string" in built.prompt.replace("\n    ", " ")
     assert ">>> count_distinct_characters_then_string_sequence('abc')" in built.prompt
     assert rules.description(f) in built.prompt.replace("\n    ", " ") or "distinct" in built.prompt
     probe = Problem(id="c", prompt=built.prompt, reference=built.reference, entry_point=built.entry_point,
@@ -84,55 +92,31 @@ def test_combined_prompt_and_reference(prepared: dict[str, Problem], engine: Eng
     assert [t.expected for t in ready.tests] == ["0 1 2", "0 1 2 3"]
 
 
-def test_helpers_are_moved_only_with_a_docstring_that_holds(
+def test_helpers_are_documented_only_where_an_oracle_agrees(
     prepared: dict[str, Problem], humaneval: dict[str, Problem], engine: Engine
 ) -> None:
     (helper,) = rules.nested_helpers(prepared["HumanEval/39"])
     assert helper.name == "is_prime"
-    assert _helper_docstring(helper, engine) == "Return True if p is a prime number, and False otherwise."
+    found = document(helper.name, helper.code, helper.arg, [2, 3, 5, 8, 13, 21], engine)
+    assert found is not None and found.docstring == "Return True if p is a prime number, and False otherwise."
+    assert found.verified == (2, 3, 5, 8, 13, 21)
     (loose,) = rules.nested_helpers(prepared["HumanEval/75"])  # for j in range(2, n): True for 0 and 1
-    assert _helper_docstring(loose, engine) == (
+    found = document(loose.name, loose.code, loose.arg, [1, 2, 3, 4, 97], engine)
+    assert found is not None and found.docstring == (
         "Return True if n is a prime number, and False otherwise, where n is an integer of at least 2."
     )
+    assert 1 not in found.verified  # outside the stated domain: no test
     # HumanEval/107's is_palindrome says False for -121, whose digits do read the same both ways.
     (palindrome,) = rules.nested_helpers(humaneval["HumanEval/107"])
-    assert _helper_docstring(palindrome, engine) == (
-        "Return True if the decimal digits of n read the same backwards as forwards, and False otherwise,"
-        " where n is a non-negative integer."
-    )
-    (xor,) = [h for h in rules.nested_helpers(prepared["HumanEval/11"])] or [None]
-    assert xor is None or _helper_docstring(xor, engine) is None  # a name that says too little
-
-
-def test_evolve_variants_hold_up_in_the_sandbox(report, prepared: dict[str, Problem], engine: Engine) -> None:
-    by_type: dict[str, list[Variant]] = {}
-    for variant in report.variants:
-        by_type.setdefault(variant.label, []).append(variant)
-    assert by_type.get("combine") and by_type.get("tool_use"), report.yield_table()
-    verdicts = engine.evaluate([Job(v, v.reference, v.id) for v in report.variants])
-    assert all(v.status == "pass" for v in verdicts), [(v.task_id, v.error) for v in verdicts if not v.ok]
-    for variant in by_type["combine"]:
-        f_id, g_id = variant.provenance["parents"]
-        assert variant.parent_id == f_id and variant.transform == "evolve" and g_id in prepared
-        assert variant.entry_point == f"{prepared[f_id].entry_point}_then_{prepared[g_id].entry_point}"
-        # Only f's own inputs: generated ones broke the preconditions f states in words.
-        assert {repr(t.input) for t in variant.tests} <= {repr(t.input) for t in prepared[f_id].tests}
-        # Each step is named after its function, so the descriptions' mentions of those names resolve.
-        f_name, g_name = prepared[f_id].entry_point, prepared[g_id].entry_point
-        assert f"Step 1 (`{f_name}`)" in variant.prompt and f"Step 2 (`{g_name}`)" in variant.prompt
-        assert "this function" not in variant.prompt.split("Step 1", 1)[1].lower().replace(
-            "on the arguments of this function", ""
-        )  # a parent's "This function outputs..." is its step now, not the combined function
-    nested = [v for v in by_type["tool_use"] if "from_combine" not in v.provenance]
-    assert {v.parent_id for v in nested} == {"HumanEval/39", "HumanEval/75"}
-    for variant in nested:
-        parent = prepared[variant.parent_id]
-        assert "Use the helper function `is_prime` defined above." in variant.prompt
-        assert variant.prompt.index("def is_prime") < variant.prompt.index(f"def {parent.entry_point}")
-        assert [t.expected for t in variant.tests] == [t.expected for t in parent.tests]
-        assert variant.reference.count("def is_prime") == 1  # the reference calls the helper as given
-    lines = [note for note in report.notes if note.startswith(("combine:", "tool_use:"))]
-    assert len(lines) == 2 and all("seeds gave an accepted variant" in line for line in lines)
+    found = document(palindrome.name, palindrome.code, palindrome.arg, [1, 11, 12, 121], engine)
+    assert found is not None and found.behaviour.name == "is_digit_palindrome"
+    assert found.docstring.endswith(", where n is a non-negative integer.")
+    assert not rules.nested_helpers(prepared["HumanEval/11"])  # xor(i, j) takes two: not movable alone
+    # A helper called on what no behaviour covers is not documented.
+    (digits,) = rules.nested_helpers(humaneval["HumanEval/145"])
+    assert document(digits.name, digits.code, digits.arg, ["12"], engine) is None
+    signed = document(digits.name, digits.code, digits.arg, [-12, 5], engine)
+    assert signed is not None and signed.behaviour.name == "signed_digit_sum"
 
 
 def test_llm_types_say_what_they_need(engine: Engine, humaneval: dict[str, Problem]) -> None:
@@ -193,6 +177,17 @@ def test_composition_and_decomposition_ratios() -> None:
     decomposition = both.to_json()["decomposition"]
     assert decomposition["parent_solved"] == {"eligible": 1, "solved": 1, "ratio": 1.0}
     assert decomposition["parent_unsolved"] == {"eligible": 1, "solved": 0, "ratio": 0.0}
+    # An offline decomposition names its one subproblem: it counts when that one is there.
+    problems["u1"] = variant("u1", "decompose", ["r"], role="subproblem", subproblems=["is_prime"])
+    verdicts.append(_verdict("u1", True))
+    one = evolve_metrics(
+        problems, verdicts, [*parents[:3], _verdict("p", True), _verdict("q", False), _verdict("r", True)]
+    )
+    assert one is not None and one.to_json()["decomposition"]["parent_solved"] == {
+        "eligible": 2,
+        "solved": 2,
+        "ratio": 1.0,
+    }
 
 
 @pytest.mark.slow
@@ -208,6 +203,12 @@ def test_reference_scores_one_and_composes_everything(report, tmp_path: Path) ->
         "combine": 1.0,
         "tool_use": 1.0,
     }
+    # The original baseline (the parent's reference, under the variant's name) solves none of them.
+    original = tmp_path / "var-original"
+    answered = run_cli("run", str(out), "--model", "original", "--out", str(original), cache=cache)
+    assert answered.returncode == 0, answered.stderr
+    scores = json.loads((original / "summary.json").read_text())["evolve"]["types"]
+    assert scores["tool_use"]["pass_at_1"] <= 0.2 and scores["combine"]["pass_at_1"] <= 0.2
     parents = sorted({p for v in report.variants for p in v.provenance["parents"]})
     original = run_cli("run", "humaneval", "--tasks", ",".join(parents), "--model", "reference",
                        "--out", str(tmp_path / "orig"), cache=cache)  # fmt: skip
@@ -240,11 +241,13 @@ def test_reviewed_combine_defects_are_refused(humaneval: dict[str, Problem]) -> 
     # Still read: examples that hold words of their own, and a note before them.
     assert rules.description(humaneval["HumanEval/16"]).startswith("Given a string, find out how many")
     assert rules.description(humaneval["HumanEval/145"]).endswith("based on their index in original list.")
-    # A partner whose description states a precondition in words never takes f's outputs:
-    # "Restrictions: 1 <= num <= 1000" (HumanEval/156), "non-negative integers" (HumanEval/88),
-    # "will not contain duplicate values" (HumanEval/135), "contains different words" (HumanEval/158).
-    for g in ("HumanEval/156", "HumanEval/88", "HumanEval/135", "HumanEval/158"):
+    # A partner whose description states a precondition no bound reads never takes f's outputs:
+    # "Restrictions: 1 <= num <= 1000" (HumanEval/156: the parameter is `number`), "will not contain
+    # duplicate values" (HumanEval/135), "contains different words" (HumanEval/158).
+    for g in ("HumanEval/156", "HumanEval/135", "HumanEval/158"):
         assert rules.shape(humaneval[g]).assumes, g
-    assert not rules.shape(
-        humaneval["HumanEval/16"]
-    ).assumes  # "how many distinct characters": no precondition
+    assert not rules.shape(humaneval["HumanEval/16"]).assumes  # "how many distinct characters": none
+    # One whose precondition is a bound takes only the outputs inside it (HumanEval/88: non-negative).
+    sorted_copy = rules.shape(humaneval["HumanEval/88"])
+    assert not sorted_copy.assumes and [str(b) for b in sorted_copy.pre.bounds] == ["every number in it >= 0"]
+    assert not rules.receivable([1, -5], sorted_copy)
