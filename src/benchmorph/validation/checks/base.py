@@ -71,6 +71,11 @@ class CheckInput:
     edit: Edit | None = None
     example_outputs: tuple[list[Any], list[Any]] | None = None  # (parent's, variant's) example values
     extra: dict[str, Any] = field(default_factory=dict)
+    # A retelling's accepted siblings (other rewrites of the same parent), compared before this one.
+    siblings: list[Variant] = field(default_factory=list)
+    # What the checks measured, by name: written by a check whether or not it finds anything, and kept
+    # in the candidate's provenance (``figures``) so a threshold can be read against the data.
+    figures: dict[str, float] = field(default_factory=dict)
     _pairs: tuple[tuple[int, int], list[tuple[Any, Any, Any]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -105,6 +110,9 @@ READS: dict[str, str] = {
     "changes": "output changes against the parent that measure one changed detail (a counterfactual twin)",
     "edit": "the rule edit: the description span and code span a rule-based transform changed",
     "examples": "the worked examples, recomputed from the variant's reference",
+    "rewording": "a retelling's renames and scenario words, to measure what of the parent's wording is left"
+    " (a rewrite meant to defeat memorisation: same problem, new text)",
+    "siblings": "the retellings of the same parent accepted before this one (K rewrites that must differ)",
 }
 
 
