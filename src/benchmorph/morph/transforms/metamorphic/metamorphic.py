@@ -41,19 +41,16 @@ from benchmorph.morph.transform import (
 from benchmorph.morph.transforms.metamorphic import RULES, TRANSFORM, MetamorphicOptions
 from benchmorph.morph.transforms.metamorphic.rules import (
     RuleVariant,
-    applicable_templates,
     check_signature,
+    prepare_seed,
     propose_variants,
 )
-from benchmorph.testgen.types import infer_signature
 from benchmorph.validation.diversity import (
     collision_probability,
     embedding_similarity,
     measure,
     with_diversity,
 )
-from benchmorph.validation.examples.recompute import scan_problem
-from benchmorph.validation.examples.scan import same_value
 
 AGENTS_MODULE = "benchmorph.morph.transforms.metamorphic.agents"
 
@@ -62,14 +59,13 @@ def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
     """The Variant a rules proposal stands for: inputs inherited, outputs to be recomputed."""
     provenance: dict[str, Any] = {
         "generator": RULES,
-        "template": proposal.template,
         "scenario": proposal.scenario,
-        "phrasing": proposal.phrasing,
         "renames": proposal.renames,
         "seed": seed,
         "index": proposal.index,
         "parent_prompt": parent.prompt,
         "review_status": "unreviewed",
+        **proposal.details,
     }
     if proposal.entry_point != parent.entry_point:
         provenance["renamed_from"] = parent.entry_point
@@ -91,34 +87,22 @@ def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
     )
 
 
-def examples_changed(parent: Problem, variant: Variant) -> str | None:
-    """Why the variant's worked examples are not the parent's (arguments and claimed values), or None.
-
-    ``finalize_variants`` rewrites an example to agree with the reference, so
-    an argument a rename reached into would be silently "fixed"; a rewrite
-    must leave every example as it was.
-    """
-    old, new = scan_problem(parent), scan_problem(variant)
-    if len(old.examples) != len(new.examples):
-        return f"the parent shows {len(old.examples)} examples, the variant {len(new.examples)}"
-    if len(old.unverifiable) != len(new.unverifiable):
-        return f"the parent shows {len(old.unverifiable)} explained examples, the variant {len(new.unverifiable)}"
-    for before, after in zip(old.examples, new.examples, strict=True):
-        try:
-            same = same_value(list(before.args), list(after.args)) and same_value(
-                before.claimed(), after.claimed()
-            )
-        except ValueError:
-            same = before.expected_text == after.expected_text and before.args == after.args
-        if not same:
-            if before.expected_text != after.expected_text:
-                return f"an example's answer changed: {before.expected_text!r} -> {after.expected_text!r}"
-            return f"an example's arguments changed: {before.args!r} -> {after.args!r}"
-    return None
+def retelling_draft(variant: Variant, parent: Problem) -> Draft:
+    """The draft of a retelling, whichever generator made it: outputs kept, its own worked examples
+    checked against its reference, and the rewording and sibling gates on (``Draft(retold=True)``)."""
+    return Draft(
+        variant,
+        parent,
+        outputs="keep",
+        failed_inputs="reject",
+        examples="keep",
+        parent_defects="record",
+        retold=True,
+    )
 
 
 def rules_drafts(
-    parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool
+    parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool = True
 ) -> tuple[list[Draft], list[Variant], list[str]]:
     """Drafts of the rules generator for prepared parents: (drafts, rejected records, skip notes)."""
     drafts: list[Draft] = []
@@ -137,20 +121,7 @@ def rules_drafts(
             if problem is not None:
                 records.append(decided(variant, REJECTED, "signature", problem))
                 continue
-            changed = examples_changed(parent, variant)
-            if changed is not None:
-                records.append(decided(variant, REJECTED, "examples-changed", changed))
-                continue
-            drafts.append(
-                Draft(
-                    variant,
-                    parent,
-                    outputs="keep",
-                    failed_inputs="reject",
-                    examples="keep",
-                    parent_defects="record",
-                )
-            )
+            drafts.append(retelling_draft(variant, parent))
     return drafts, records, skipped
 
 
@@ -261,16 +232,17 @@ def _with_collisions(
         if options.generator != RULES:
             pools[parent.id] = options.scenarios
             continue
-        try:
-            pools[parent.id] = len(applicable_templates(infer_signature(parent)))
-        except Exception:  # noqa: BLE001 - a seed whose inputs cannot be typed has no template pool
-            continue
+        seed = prepare_seed(parent, ctx.seed)
+        if not isinstance(seed, str) and seed.scenes:
+            pools[parent.id] = len(seed.scenes)
     chances = {pid: round(collision_probability(pool, k), 4) for pid, pool in pools.items()}
     if chances:
-        what = "scenario pool" if options.generator != RULES else "templates that fit the seed's types"
+        what = (
+            "scenario pool" if options.generator != RULES else "scenarios whose nouns fit the seed's inputs"
+        )
         notes.append(
             f"expected collision probability (two independent sets of {k} variants of a seed share a "
-            f"{'scenario' if options.generator != RULES else 'template'}; {what}): "
+            f"scenario; {what}): "
             f"mean {sum(chances.values()) / len(chances):.3f} over {len(chances)} seeds"
         )
     return [
