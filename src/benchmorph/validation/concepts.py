@@ -224,12 +224,17 @@ def named(text: str, names: Iterable[str]) -> Counter[str]:
 
 
 def atoms(text: str, names: Iterable[str] = ()) -> Counter[str]:
-    """Every atom of meaning in ``text``, each kind prefixed: ``c:max``, ``n:2``, ``l:Yes``, ``o:<=``, ``v:arr``."""
+    """Every atom of meaning in ``text``, each kind prefixed: ``c:max``, ``n:2``, ``l:Yes``, ``o:<=``, ``v:arr``.
+
+    A quoted name ('delimeter') is the name, not a literal: a retelling may write it `separator`.
+    """
+    names = tuple(names)
     found: Counter[str] = Counter()
+    quoted = Counter({key: n for key, n in literals(text).items() if key not in names})
     for prefix, counts in (
         ("c", concepts(text)),
         ("n", numbers(text)),
-        ("l", literals(text)),
+        ("l", quoted),
         ("o", comparisons(text)),
         ("v", named(text, names)),
     ):

@@ -115,7 +115,8 @@ def residual_similarity(variant: Variant, parent: Problem) -> Similarity:
 
 
 def sibling_similarity(variant: Variant, sibling: Variant, parent: Problem) -> Similarity:
-    """Two retellings of one parent against each other, both as residuals (symmetric: the larger of both ways)."""
+    """Two retellings of one parent against each other, measured as each is against the parent: both as
+    residuals of their whole docstrings, symmetric (the larger of both ways)."""
     a, b = residual(variant, parent), residual(sibling, parent)
     one, other = similarity(a, b), similarity(b, a)
     return Similarity(max(one.bleu, other.bleu), max(one.runs, other.runs), one.ratio)

@@ -21,6 +21,7 @@ numbers, quoted literals, comparison symbols, parameter names):
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from benchmorph.data.models import Problem
@@ -42,15 +43,20 @@ def _prose(problem: Problem, names_back: dict[str, str] | None = None) -> str:
 
     text = prose(problem.prompt, scan_examples(problem.prompt, problem.entry_point), problem.entry_point)
     text = text.replace('"""', "   ").replace("'''", "   ")
+    # "Example 2:" numbers an example, it states nothing.
+    text = _EXAMPLE_HEADER.sub("", text)
     return map_back(text, names_back) if names_back else text
 
 
+_EXAMPLE_HEADER = re.compile(r"(?im)^[ \t]*(?:for\s+)?examples?\s*\d*\s*[:.]?[ \t]*$")
+
+
 def _names(parent: Problem) -> list[str]:
-    """The names whose mentions are atoms: the parameters and the function, less those that are also
-    words of prose ("a", "I", a function called ``check`` or ``longest``)."""
+    """The names whose mentions are atoms: the parameters, less those that are also words of prose
+    ("a", "I").  The function's own name is not one: a retelling need not say it in its prose."""
     from benchmorph.validation.examples.recompute import reference_parameters
 
-    names = [*(reference_parameters(parent) or []), parent.entry_point]
+    names = list(reference_parameters(parent) or [])
     return [
         name
         for name in names

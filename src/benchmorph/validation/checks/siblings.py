@@ -2,7 +2,9 @@
 
 A seed's siblings are compared pairwise, each as its residual (renames
 mapped back to the parent's names, its own scenario words removed: two
-variants that differ only in ``p, q`` against ``q, r`` are one text).  A
+variants that differ only in ``p, q`` against ``q, r`` are one text), whole
+docstrings with their worked examples: the measure each passed against its
+parent.  A
 sibling closer than :data:`MAX_BLEU` (BLEU-4, the larger of both directions)
 or keeping more than :data:`MAX_RUNS` of another's 8-word runs is rejected;
 the earlier sibling stays.  The figures (``sibling_bleu4``, ``sibling_runs8``:

@@ -125,6 +125,14 @@ def _clause(slot: str) -> Callable[[dict[str, str]], bool]:
     return lambda groups: bool(_CLAUSE_VERB.search(groups.get(slot, "")))
 
 
+_PRONOUN_START = re.compile(r"^(?:them|it|they|those|these|this|that)\b", re.I)
+
+
+def _not_pronoun(groups: dict[str, str]) -> bool:
+    """The answer slot names a value ("None", "the list"), not a pronoun ("them as None")."""
+    return not _PRONOUN_START.match(groups.get("y", ""))
+
+
 def _no_comma(*slots: str) -> Callable[[dict[str, str]], bool]:
     return lambda groups: not any(re.search(r"[,;:]", groups.get(slot, "")) for slot in slots)
 
@@ -173,13 +181,14 @@ SHAPES: tuple[Shape, ...] = (
         ("Return {y} if {c}.", "When {c}, the result is {y}.", "Give back {y} whenever {c}.",
          "In case {c}, produce {y}.", "The answer is {y} when {c}."),
         movers=("Return {y} if {c}.", "Give back {y} whenever {c}.", "The answer is {y} when {c}."),
+        guard=_not_pronoun,
     ),
     Shape(
         "return-if",
         _p(r"^returns?\s+(?P<y>[^,;]+?)\s+(?P<conj>if|when)\s+(?P<c>[^,;]+?)\.?$"),
         ("If {c}, return {y}.", "When {c}, the result is {y}.", "Give back {y} whenever {c}.",
          "In case {c}, produce {y}.", "Whenever {c}, output {y}."),
-        guard=_clause("c"),
+        guard=lambda groups: _clause("c")(groups) and _not_pronoun(groups),
     ),
     Shape(
         "given-verb",
@@ -230,7 +239,7 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "should-return",
-        _p(rf"^(?:{_FUNC})\s+(?:should|will|shall)\s+return\s+(?P<y>.+?)\.?$"),
+        _p(rf"^(?:{_FUNC}|you)\s+(?:should|will|shall)\s+return\s+(?P<y>.+?)\.?$"),
         ("Return {y}.", "Give back {y}.", "The output should be {y}."),
     ),
     Shape(
@@ -269,6 +278,28 @@ SHAPES: tuple[Shape, ...] = (
         guard=_clause("c"),
     ),
     Shape(
+        "means-a",
+        _p(r"^(?P<det>a|an|the)\s+(?P<n>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s+is\s+(?P<d>(?:a|an)\s+.+?)\.?$"),
+        ("By {det} {n} we mean {d}.", "{Det} {n} means {d}.", "We call {d} {det} {n}."),
+    ),
+    Shape(
+        "means-the",
+        _p(r"^(?P<det>a|an|the)\s+(?P<n>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s+is\s+(?P<d>the\s+(?!same\b).+?)\.?$"),
+        ("By {det} {n} we mean {d}.", "{Det} {n} means {d}."),
+    ),
+    Shape(
+        "if-then",
+        _p(r"^(?P<conj>if|when)\s+(?P<c>[^,;]+?),\s*(?:then\s+)?(?P<s>(?!return\b)[^,;]+?)\.?$"),
+        ("{S} if {c}.", "When {c}, {s}.", "In case {c}, {s}.", "Whenever {c}, {s}."),
+        movers=("{S} if {c}.",),
+        guard=lambda groups: bool(_CLAUSE_VERB.search(groups.get("s", ""))) or _begins_imperative({"vp": groups.get("s", "")}),
+    ),
+    Shape(
+        "do-not",
+        _p(r"^(?:do\s+not|don't)\s+(?P<verb>use|change|modify|alter)\s+(?P<x>.+?)\.?$"),
+        ("{X} is not to be {done}.", "{X} may not be {done}."),
+    ),
+    Shape(
         "definition",
         _p(r"^(?P<det>a|an)\s+(?P<n>[a-z][\w' -]*?)\s+is\s+(?:considered\s+(?:to\s+be\s+)?|said\s+to\s+be\s+|called\s+)?"
            r"(?P<adj>[a-z]+)\s+(?P<conj>if\s+and\s+only\s+if|if|when)\s+(?P<c>.+?)\.?$"),
@@ -304,6 +335,7 @@ SHAPES: tuple[Shape, ...] = (
 )  # fmt: skip
 
 # "Your task is to write a function that ...": the wrapper goes, the inner request is the sentence.
+_FRAME = re.compile(r"^in\s+this\s+(?:problem|task|kata|exercise),\s+", re.I)
 _WRAPPED_REQUEST = re.compile(
     r"^(?:your\s+(?:task|goal|job)\s+is\s+to|you\s+have\s+been\s+tasked\s+to|you\s+are\s+tasked\s+to"
     r"|you\s+have\s+to|you\s+need\s+to|in\s+this\s+(?:problem|task|kata),\s+you\s+will)\s+"
@@ -360,7 +392,8 @@ class Retold:
 
 def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), first_word: str = "") -> Retold:
     """The masked sentence retold: a shape's template with its slots reworded, or only reworded."""
-    sentence = _WRAPPED_REQUEST.sub("", masked.text.strip())
+    sentence = _WRAPPED_REQUEST.sub("", _FRAME.sub("", masked.text.strip()))
+    sentence = sentence[:1].upper() + sentence[1:] if masked.text.strip()[:1].isupper() else sentence
     opened_upper = sentence[:1].isupper()
     for shape in SHAPES:
         match = shape.pattern.match(sentence)
@@ -398,7 +431,7 @@ def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> st
         if key == "det":
             slots[key] = value.lower()
             continue
-        said, _ = paraphrase(_lower_first(value), choice, salt, sentence_start=False)
+        said, _ = paraphrase(_verb_lower(_lower_first(value)), choice, salt, sentence_start=False)
         slots[key] = possessive(said) if choice % 2 == 0 else said
     for key in ("vp", "vp3", "y", "c", "x"):
         if key in slots:
@@ -410,6 +443,11 @@ def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> st
     if "vp3" in groups:
         slots["vp3"] = slots.get("vp3", "")
         slots["vp"] = base_form(slots["vp3"])
+    slots["done"] = {"use": "used", "change": "changed", "modify": "modified", "alter": "altered"}.get(
+        groups.get("verb", "").lower(), ""
+    )
+    if groups.get("verb", "").lower() != "use":
+        slots["x"] = slots.get("x", "")
     false = groups.get("f", "")
     slots["F_SEMI"] = f"; otherwise return {false}" if false else ""
     slots["F_AND"] = f", and {false} in all other cases" if false else ""

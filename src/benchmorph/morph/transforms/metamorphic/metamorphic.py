@@ -31,7 +31,7 @@ from typing import Any
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.models.embed import embed
-from benchmorph.morph.finalize import Draft, decided, finalize_variants
+from benchmorph.morph.finalize import SIBLINGS, Draft, decided, finalize_variants
 from benchmorph.morph.transform import (
     ACCEPTED,
     REJECTED,
@@ -43,8 +43,9 @@ from benchmorph.morph.transforms.metamorphic.rules import (
     RuleVariant,
     check_signature,
     prepare_seed,
-    propose_variants,
+    retell_problem,
 )
+from benchmorph.validation.checks.base import CheckInput, Finding, checks_for
 from benchmorph.validation.diversity import (
     collision_probability,
     embedding_similarity,
@@ -101,28 +102,97 @@ def retelling_draft(variant: Variant, parent: Problem) -> Draft:
     )
 
 
+def screen(draft: Draft, siblings: Sequence[Variant]) -> tuple[Finding | None, dict[str, float]]:
+    """The first finding of the retelling gates that read only text (every registered check the draft
+    offers that reads ``rewording``), with ``siblings`` the retellings kept before it, or None.
+
+    The rules generator screens its attempts with these before the sandbox, so that a retelling that
+    fails one is regenerated; ``finalize_variants`` runs the same checks again on what it keeps.  The
+    figures the checks measured come back with the finding.
+    """
+    item = CheckInput(variant=draft.variant, parent=draft.parent)
+    text_only = [check for check in checks_for(draft.offers()) if "rewording" in check.reads]
+    for check in text_only:
+        if SIBLINGS in check.reads:
+            continue
+        found = check(item)
+        if found is not None and found.severity == "reject":
+            return found, item.figures
+    item.siblings = list(siblings)
+    for check in text_only:
+        if SIBLINGS not in check.reads:
+            continue
+        found = check(item)
+        if found is not None and found.severity == "reject":
+            return found, item.figures
+    return None, item.figures
+
+
 def rules_drafts(
-    parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool = True
+    parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool = True, retries: int = 0
 ) -> tuple[list[Draft], list[Variant], list[str]]:
-    """Drafts of the rules generator for prepared parents: (drafts, rejected records, skip notes)."""
+    """Drafts of the rules generator for prepared parents: (drafts, rejected records, skip notes).
+
+    Each of a seed's ``variants`` slots tries up to ``retries + 1`` retellings
+    (attempt ``a`` of slot ``s`` is retelling ``s + a * variants``: other
+    templates, words, scenario and examples) and keeps the first that passes
+    the text gates against the slots kept before it (:func:`screen`); each
+    failed attempt is a rejected candidate ``<id>/attempt-<a>`` with its
+    check and reason.
+    """
     drafts: list[Draft] = []
     records: list[Variant] = []
     skipped: list[str] = []
     for parent in parents:
-        proposal = propose_variants(parent, variants, seed, rename_entry_point=rename_entry_point)
-        if proposal.skipped is not None and not proposal.variants:
-            skipped.append(f"{parent.id} ({proposal.skipped})")
+        prepared = prepare_seed(parent, seed)
+        if isinstance(prepared, str):
+            skipped.append(f"{parent.id} ({prepared})")
             continue
-        for rule_variant, check, reason in proposal.rejected:
-            records.append(decided(_variant(parent, rule_variant, seed), REJECTED, check, reason))
-        for rule_variant in proposal.variants:
-            variant = _variant(parent, rule_variant, seed)
-            problem = check_signature(parent, variant.prompt, variant.reference, variant.entry_point)
-            if problem is not None:
-                records.append(decided(variant, REJECTED, "signature", problem))
-                continue
-            drafts.append(retelling_draft(variant, parent))
+        kept: list[Variant] = []
+        made_any = False
+        reasons: list[str] = []
+        for slot in range(variants):
+            for attempt in range(retries + 1):
+                last = attempt == retries
+                made = retell_problem(prepared, slot + attempt * variants, rename_entry_point)
+                if isinstance(made, str):
+                    reasons.append(made)
+                    continue
+                made_any = True
+                made.index = slot
+                variant = _variant(parent, made, seed)
+                record_id = variant.id if last else f"{variant.id}/attempt-{attempt + 1}"
+                problem = check_signature(parent, variant.prompt, variant.reference, variant.entry_point)
+                if problem is not None:
+                    records.append(_attempt(variant, record_id, attempt, "signature", problem, last))
+                    continue
+                draft = retelling_draft(variant, parent)
+                found, figures = screen(draft, kept)
+                if found is not None:
+                    variant = variant.model_copy(
+                        update={"provenance": {**variant.provenance, "figures": dict(figures)}}
+                    )
+                    records.append(_attempt(variant, record_id, attempt, found.check, found.reason, last))
+                    continue
+                variant = variant.model_copy(
+                    update={"provenance": {**variant.provenance, "attempts": attempt + 1}}
+                )
+                draft.variant = variant
+                kept.append(variant)
+                drafts.append(draft)
+                break
+        if not made_any:
+            skipped.append(f"{parent.id} ({reasons[0] if reasons else 'no retelling could be made'})")
     return drafts, records, skipped
+
+
+def _attempt(variant: Variant, record_id: str, attempt: int, check: str, reason: str, last: bool) -> Variant:
+    """A rejected attempt as a candidate record; the last one of a slot keeps the slot's id."""
+    shown = reason if not last or attempt == 0 else f"dropped after {attempt + 1} attempts; last: {reason}"
+    provenance = {**variant.provenance, "attempts": attempt + 1, "regenerated": not last}
+    return decided(
+        variant.model_copy(update={"id": record_id, "provenance": provenance}), REJECTED, check, shown
+    )
 
 
 def llm_drafts(
@@ -303,7 +373,7 @@ def run_metamorphic(problems: Sequence[Problem], ctx: MorphContext) -> MorphRepo
     for problem_id, reason in sorted(prepared.unusable.items()):
         notes.append(f"{problem_id} skipped: its reference cannot be run ({reason})")
     drafts, records, skipped = rules_drafts(
-        prepared.problems, ctx.seed, options.variants, options.rename_entry_point
+        prepared.problems, ctx.seed, options.variants, options.rename_entry_point, options.retries
     )
     if skipped:
         notes.append(f"{len(skipped)} problems skipped by the rules generator: " + "; ".join(skipped))

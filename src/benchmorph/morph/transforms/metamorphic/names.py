@@ -177,6 +177,12 @@ def renamable_letter(name: str, prose: str) -> bool:
     return bool(uses) and len(named) == len(uses)
 
 
+def _head_of(name: str, prose: str) -> str | None:
+    """The noun a one-letter name stands after in the prose ("threshold t" -> threshold), if any."""
+    found = re.search(rf"\b({_HEADS})\s+{re.escape(name)}\b", without_urls(prose), re.I)
+    return found.group(1).lower() if found else None
+
+
 def mentions_letter(name: str, prose: str) -> bool:
     """Whether the prose uses a one-letter parameter as a symbol (for "a" and "I", only where they cannot
     be the article or the pronoun: "integer a", "(a)", "a and b", "a,")."""
@@ -265,7 +271,12 @@ def plan_names(
             continue
         if len(members) == 1:
             name = members[0]
-            options = (nouns[name].name,) if name in nouns else TYPE_NAMES.get(category, TYPE_NAMES["value"])
+            head = _head_of(name, prose)
+            options = (
+                (nouns[name].name,)
+                if name in nouns
+                else ROLE_NAMES.get(head or "", TYPE_NAMES.get(category, TYPE_NAMES["value"]))
+            )
             chosen_one = _first_free(options, choice, name, used)
             if chosen_one is not None:
                 new[name] = chosen_one

@@ -153,6 +153,7 @@ class Seed:
     taken: set[str]
     prose: str
     offset: int
+    shown: set[str] = field(default_factory=set)  # example inputs earlier retellings showed
 
 
 def prepare_seed(problem: Problem, seed: int = 0) -> Seed | str:
@@ -252,7 +253,8 @@ def _examples(seed: Seed, plan: Plan, index: int) -> tuple[list[str], str, str]:
     problem = seed.problem
     scan = seed.described.scan
     wanted = max(MIN_EXAMPLES, min(3, len(scan.examples)))
-    shown = worked.choose(problem, scan, index, wanted, seed.offset)
+    shown = worked.choose(problem, scan, index, wanted, seed.offset, frozenset(seed.shown))
+    seed.shown.update(worked.key(list(s.args)) for s in shown if not s.edge)
     taken = worked.parent_styles(scan, problem.prompt)
     names = [plan.params.get(name, name) for name in seed.params] if seed.named else None
     style = worked.pick_style(taken, index, names is not None, problem.id, [s.value for s in shown])
@@ -292,6 +294,7 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
             for name in seed.params
         ]
         weaver = Weaver(params, problem.entry_point, seed.named, seed.result_kind)
+        weaver.prescan([s for block in seed.described.blocks for s in block.sentences])
         blocks, counts = _retell_blocks(seed, plan, weaver, index)
         unsaid = set(plan.nouns) - weaver.woven
         if not unsaid:

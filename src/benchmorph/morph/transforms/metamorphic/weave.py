@@ -71,7 +71,11 @@ def _identifier_like(name: str) -> bool:
 
 
 def _article(word: str) -> str:
-    return "an" if word[:1].lower() in "aeiou" else "a"
+    """ "a" or "an" by sound: "an item", "a user" (a "u" that sounds like "you" takes "a")."""
+    low = word.lower()
+    if re.match(r"u(?:s|ni|ti|ser|biq)|eu|one\b", low):
+        return "a"
+    return "an" if low[:1] in "aeiou" else "a"
 
 
 def _elem_adjective(elem: str) -> str:
@@ -113,6 +117,21 @@ class Weaver:
         name = f" {self._name(param)}" if self.named and param.old not in self.introduced else ""
         self.introduced.add(param.old)
         return masked.hide(f"{lead}{words}{name}")
+
+    def prescan(self, sentences: Sequence[str]) -> None:
+        """Drop the scenario noun of a text parameter the prose defines anywhere ("a string of words",
+        "a string representing a word"): its own meaning stands, in every sentence."""
+        text = " ".join(sentences)
+        kept: list[Param] = []
+        for param in self.params:
+            if param.noun is not None and param.kind in ("text", "word"):
+                heads = "string" if param.kind == "text" else "string|word"
+                for match in re.finditer(rf"\b(?:{heads})\b", text, re.I):
+                    if _DEFINED.match(text, match.end()):
+                        param = Param(param.old, param.new, param.kind, None)
+                        break
+            kept.append(param)
+        self.params = kept
 
     def protect(self, masked: Masked, text: str) -> str:
         """Hide the function's name, the parameters' mentions and the scenario's phrases (see module doc)."""
@@ -158,7 +177,10 @@ class Weaver:
         if param.new == param.old and param.noun is None:
             return text  # a kept name: its phrase stays as written
         name = rf"(?:`{re.escape(param.old)}`|`{re.escape(param.old)}'|'{re.escape(param.old)}'|{re.escape(param.old)})"
-        heads = r"(?P<head>list|array|sequence|string|integer|number|tuple|dictionary|word|sentence|text|grid|value)"
+        heads = (
+            r"(?P<head>list|array|sequence|string|integer|number|tuple|dictionary|word|sentence|text|grid|value"
+            r"|threshold|base|shift)"
+        )
         pattern = re.compile(
             rf"{_DET}{_ADJ}{heads}(?:\s+of\s+{_ELEM_WORDS})?\s+{name}(?:\s+of\s+(?P<elem2>{_ELEM_BODY}))?(?![\w'])",
             re.I,

@@ -72,6 +72,11 @@ def parent_styles(scan: ExampleScan, text: str) -> set[str]:
     return {style_of(e, lines[e.line] if e.line < len(lines) else "") for e in scan.examples}
 
 
+def key(value: Any) -> str:
+    """The canonical text of a value, to compare inputs."""
+    return _key(value)
+
+
 def _key(value: Any) -> str:
     return json.dumps(values.encode(value), sort_keys=True)
 
@@ -92,8 +97,18 @@ def _size(args: Sequence[Any]) -> int:
     return len(", ".join(render_value(arg) for arg in args))
 
 
-def choose(parent: Problem, scan: ExampleScan, index: int, wanted: int, seed: int = 0) -> list[Shown]:
+def choose(
+    parent: Problem,
+    scan: ExampleScan,
+    index: int,
+    wanted: int,
+    seed: int = 0,
+    shown_before: frozenset[str] = frozenset(),
+) -> list[Shown]:
     """The examples variant ``index`` shows: the parent's edge cases, then ``wanted`` in all from its tests.
+
+    ``shown_before`` holds the inputs earlier siblings showed (keys of
+    :func:`key`): they are used only when nothing else is left.
 
     Tests whose inputs the parent's examples show are used last; inputs too
     long to read are not used; among the rest, each variant starts at another
@@ -123,7 +138,9 @@ def choose(parent: Problem, scan: ExampleScan, index: int, wanted: int, seed: in
     base = [t for t in parent.tests if t.origin in (None, "base")]
     plus = [t for t in parent.tests if t.origin not in (None, "base")]
     fresh_base = [
-        t for t in base if _key(list(t.input)) not in parent_inputs and _key(list(t.input)) not in seen
+        t
+        for t in base
+        if _key(list(t.input)) not in parent_inputs | seen | set(shown_before)
     ]
     for test in base + (plus if len(fresh_base) < wanted else []):
         if not test.has_expected or not isinstance(test.input, list) or not _usual(test.input, shapes):
@@ -131,6 +148,8 @@ def choose(parent: Problem, scan: ExampleScan, index: int, wanted: int, seed: in
         key = _key(list(test.input))
         if key in seen or _size(test.input) > MAX_ARGUMENTS_TEXT or len(render_value(test.expected)) > 60:
             continue
+        if test in plus and (_large(test.input) or _size(test.input) > 40 or _odd(test.input)):
+            continue  # a generated input shown as an example must read like one a person would pick
         seen.add(key)
         (reused if key in parent_inputs else fresh).append(Shown(tuple(test.input), test.expected))
     # Informative first: not an edge case (the parent's are shown already), short, readable answers.
@@ -146,13 +165,33 @@ def choose(parent: Problem, scan: ExampleScan, index: int, wanted: int, seed: in
         plain = [s for s in fresh if not is_edge(s.args, s.value)] or fresh
         start = (index * max(1, wanted - len(shown))) % len(plain)
         fresh = plain[start:] + plain[:start] + [s for s in fresh if s not in plain]
-    pool = fresh + reused
+    # What earlier siblings showed goes last: K retellings should show K different sets where the tests allow.
+    pool = [s for s in fresh if _key(list(s.args)) not in shown_before] + [
+        s for s in fresh if _key(list(s.args)) in shown_before
+    ] + reused
+    if pool and all(isinstance(s.value, bool) for s in pool):
+        # Both answers, where the tests have both: a reader learns more from a True and a False.
+        trues = [s for s in pool if s.value]
+        falses = [s for s in pool if not s.value]
+        mixed: list[Shown] = []
+        for pair in zip(trues, falses, strict=False):
+            mixed += list(pair) if index % 2 == 0 else list(reversed(pair))
+        pool = mixed + [s for s in pool if s not in mixed]
     need = max(wanted, len(shown) + 1)
     for candidate in pool:
         if len(shown) >= need:
             break
         shown.append(candidate)
     return shown
+
+
+def _odd(args: Sequence[Any]) -> bool:
+    """Generated inputs no person would show: booleans among numbers, floats with many digits."""
+    flat = [v for arg in args for v in (arg if isinstance(arg, list | tuple) else [arg])]
+    has_bool = any(isinstance(v, bool) for v in flat)
+    has_number = any(isinstance(v, int | float) and not isinstance(v, bool) for v in flat)
+    long_float = any(isinstance(v, float) and len(repr(v)) > 6 for v in flat)
+    return (has_bool and has_number) or long_float
 
 
 def _large(args: Sequence[Any]) -> bool:
