@@ -46,6 +46,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "only": ("only", "solely"),
     "all": ("all",),
     "each": ("each", "every"),
+    "reciprocal": ("each other", "one another"),
     "any": ("any",),
     "both": ("both",),
     "either": ("either",),

@@ -114,6 +114,22 @@ def residual_similarity(variant: Variant, parent: Problem) -> Similarity:
     return similarity(residual(variant, parent), docstring(parent))
 
 
+def residual_description(variant: Variant, parent: Problem) -> str:
+    """The residual of the variant's description alone, its worked examples out."""
+    from benchmorph.validation.distances import description_text
+
+    rewording = Rewording.of(variant, parent)
+    text = map_back(description_text(variant.prompt, variant.entry_point, variant.kind), rewording.names_back)
+    return without_terms(text, rewording.scenario_terms, words(docstring(parent)))
+
+
+def sibling_description_bleu(variant: Variant, sibling: Variant, parent: Problem) -> float:
+    """BLEU-4 between two retellings' descriptions alone (residuals, examples out), the larger way round:
+    two siblings with one description and different examples are one retelling shown twice."""
+    a, b = residual_description(variant, parent), residual_description(sibling, parent)
+    return max(bleu4(a, b), bleu4(b, a))
+
+
 def sibling_similarity(variant: Variant, sibling: Variant, parent: Problem) -> Similarity:
     """Two retellings of one parent against each other, measured as each is against the parent: both as
     residuals of their whole docstrings, symmetric (the larger of both ways)."""

@@ -20,25 +20,42 @@ from benchmorph.validation.checks.base import CheckInput, Finding, quality_check
 
 MAX_BLEU = 0.45
 MAX_RUNS = 0.20
+# Descriptions alone (examples out): above this two siblings tell one text with different examples.
+MAX_DESCRIPTION_BLEU = 0.80
 
 
 @quality_check("sibling-distinct", reads={"rewording", "siblings"})
 def sibling_distinct(item: CheckInput) -> Finding | None:
     """Too close to an earlier accepted retelling of the same parent."""
-    from benchmorph.validation.residual import sibling_similarity
+    from benchmorph.validation.residual import sibling_description_bleu, sibling_similarity
 
     if not item.siblings:
         return None
-    worst_bleu, worst_runs, closest = 0.0, 0.0, ""
+    worst_bleu, worst_runs, worst_text, closest, closest_text = 0.0, 0.0, 0.0, "", ""
     for sibling in item.siblings:
         found = sibling_similarity(item.variant, sibling, item.parent)
         if found.bleu >= worst_bleu:
             worst_bleu, closest = found.bleu, sibling.id
         worst_runs = max(worst_runs, found.runs)
-    item.figures.update({"sibling_bleu4": round(worst_bleu, 4), "sibling_runs8": round(worst_runs, 4)})
+        described = sibling_description_bleu(item.variant, sibling, item.parent)
+        if described >= worst_text:
+            worst_text, closest_text = described, sibling.id
+    item.figures.update(
+        {
+            "sibling_bleu4": round(worst_bleu, 4),
+            "sibling_runs8": round(worst_runs, 4),
+            "sibling_description_bleu4": round(worst_text, 4),
+        }
+    )
     if worst_bleu > MAX_BLEU:
         return Finding(
             "sibling-distinct", f"BLEU-4 {worst_bleu:.2f} against sibling {closest} (at most {MAX_BLEU:.2f})"
+        )
+    if worst_text > MAX_DESCRIPTION_BLEU:
+        return Finding(
+            "sibling-distinct",
+            f"its description has BLEU-4 {worst_text:.2f} against sibling {closest_text}'s "
+            f"(at most {MAX_DESCRIPTION_BLEU:.2f}): one text with other examples",
         )
     if worst_runs > MAX_RUNS:
         return Finding(

@@ -39,6 +39,7 @@ from benchmorph.morph.transform import (
     MorphReport,
 )
 from benchmorph.morph.transforms.metamorphic import RULES, TRANSFORM, MetamorphicOptions
+from benchmorph.morph.transforms.metamorphic.retelling import retelling_draft
 from benchmorph.morph.transforms.metamorphic.rules import (
     RuleVariant,
     check_signature,
@@ -85,20 +86,6 @@ def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
         transform=TRANSFORM,
         label="metamorphic",
         provenance=provenance,
-    )
-
-
-def retelling_draft(variant: Variant, parent: Problem) -> Draft:
-    """The draft of a retelling, whichever generator made it: outputs kept, its own worked examples
-    checked against its reference, and the rewording and sibling gates on (``Draft(retold=True)``)."""
-    return Draft(
-        variant,
-        parent,
-        outputs="keep",
-        failed_inputs="reject",
-        examples="keep",
-        parent_defects="record",
-        retold=True,
     )
 
 

@@ -148,6 +148,11 @@ def name_parts(name: str) -> list[str]:
     return [p for p in pieces if p]
 
 
+def free_name(name: str, used: set[str]) -> bool:
+    """Whether ``name`` can be a new name: an identifier, no keyword or builtin, not already used."""
+    return _free(name, used)
+
+
 def _free(name: str, used: set[str]) -> bool:
     return (
         name.isidentifier()

@@ -39,19 +39,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmorph.data.models import Problem
-from benchmorph.data.prompt import anatomy, parse_prompt_stub
-from benchmorph.morph.transforms.metamorphic import document, worked
+from benchmorph.data.prompt import parse_prompt_stub
+from benchmorph.morph.transforms.metamorphic import document
 from benchmorph.morph.transforms.metamorphic.document import Block, Description
 from benchmorph.morph.transforms.metamorphic.grammar import mask, retell
 from benchmorph.morph.transforms.metamorphic.lexicon import pick
 from benchmorph.morph.transforms.metamorphic.names import Plan, plan_names
-from benchmorph.morph.transforms.metamorphic.renaming import (
-    identifiers,
-    parse_module,
-    rename_code,
-    rename_contract,
-    rename_text,
-)
+from benchmorph.morph.transforms.metamorphic.renaming import identifiers, parse_module, rename_text
+from benchmorph.morph.transforms.metamorphic.retelling import new_examples, reference_for, rename_all, splice
 from benchmorph.morph.transforms.metamorphic.scenes import Scene, Traits, fitting_scenes, traits
 from benchmorph.morph.transforms.metamorphic.weave import Param, Weaver
 from benchmorph.validation.distances import description_text
@@ -67,7 +62,6 @@ LABELS: dict[str, tuple[str, ...]] = {
     "restriction": ("Limit on the input",),
     "variables": ("Parameters", "Inputs"),
 }
-MIN_EXAMPLES = 2
 
 
 @dataclass
@@ -248,21 +242,6 @@ def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[
     return out, counts
 
 
-def _examples(seed: Seed, plan: Plan, index: int) -> tuple[list[str], str, str]:
-    """(example lines, header, style) for variant ``index``."""
-    problem = seed.problem
-    scan = seed.described.scan
-    wanted = max(MIN_EXAMPLES, min(3, len(scan.examples)))
-    shown = worked.choose(problem, scan, index, wanted, seed.offset, frozenset(seed.shown))
-    seed.shown.update(worked.key(list(s.args)) for s in shown if not s.edge)
-    taken = worked.parent_styles(scan, problem.prompt)
-    names = [plan.params.get(name, name) for name in seed.params] if seed.named else None
-    style = worked.pick_style(taken, index, names is not None, problem.id, [s.value for s in shown])
-    quote = '"' if any('"' in line for line in problem.prompt.splitlines() if ">>>" in line) else "'"
-    lines = worked.render(shown, style, plan.entry_point, names, quote)
-    return lines, worked.header(style, index, problem.id), style
-
-
 def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> RuleVariant | str:
     """Retelling ``index`` of a prepared seed, or why this one cannot be made."""
     problem = seed.problem
@@ -281,14 +260,9 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
         )  # fmt: skip
         if not rename_entry_point:
             plan.entry_point = problem.entry_point
-        code_renames = {**plan.params}
-        if plan.entry_point != problem.entry_point:
-            code_renames[problem.entry_point] = plan.entry_point
-        prompt_code = rename_code(problem.prompt, code_renames)
-        full = rename_code(problem.reference, code_renames)
-        contract = rename_contract(problem.contract, code_renames)
-        if prompt_code is None or full is None or (problem.contract and contract is None):
-            return "the renamer refuses this code (an f-string, a global or reflection on names)"
+        renamed = rename_all(problem, plan.params, plan.entry_point)
+        if isinstance(renamed, str):
+            return renamed
         params = [
             Param(name, plan.params.get(name, name), seed.kinds[name].kind, plan.nouns.get(name))
             for name in seed.params
@@ -302,36 +276,32 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
         # A noun the prose never says would name a parameter after a story the text does not tell.
         nouns = {name: noun for name, noun in nouns.items() if name not in unsaid}
         scene = scene if nouns else None
-    lines, header, style = _examples(seed, plan, index)
-    if len(lines) == 0 and seed.described.scan.examples:
+    names = [plan.params.get(name, name) for name in seed.params] if seed.named else None
+    examples = new_examples(
+        problem, seed.described.scan, index, plan.entry_point, names, seed.offset, frozenset(seed.shown)
+    )
+    seed.shown.update(examples.inputs)
+    if not examples.lines and seed.described.scan.examples:
         return "no test input can be shown as an example"
-    placed = anatomy(prompt_code, plan.entry_point)
-    if placed.docstring is None:
+    new_prompt = splice(renamed, seed.described, blocks, examples)
+    if new_prompt is None:
         return "the renamed prompt lost its description"
-    spliced = document.Description(
-        blocks, seed.described.scan, seed.described.indent, placed.docstring.content_start,
-        placed.docstring.content_end, seed.described.lead,
-    )  # fmt: skip
-    new_prompt = document.assemble(prompt_code, spliced, blocks, lines, header)
-    if problem.reference.startswith(problem.prompt):
-        if not full.startswith(prompt_code):
-            return "the reference does not continue the prompt after renaming"
-        reference = new_prompt + full[len(prompt_code) :]
-    else:
-        reference = full
+    reference = reference_for(problem, renamed, new_prompt)
+    if reference is None:
+        return "the reference does not continue the prompt after renaming"
     terms = set(weaver.terms)
     for noun in plan.nouns.values():
         terms.update(noun.plural.split() + noun.singular.split())
     details = {
         "sentences": counts,
-        "example_style": style,
-        "examples_shown": len([line for line in lines if line.strip()]),
+        "example_style": examples.style,
+        "examples_shown": len(examples.inputs),
         "names_kept": dict(plan.kept),
         "scenario_terms": sorted(terms | {new for new in plan.params.values()}),
     }
     return RuleVariant(
         index, new_prompt, reference, plan.entry_point, dict(plan.params),
-        scene.slug if scene is not None else None, contract, details,
+        scene.slug if scene is not None else None, renamed.contract, details,
     )  # fmt: skip
 
 

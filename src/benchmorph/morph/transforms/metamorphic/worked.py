@@ -137,11 +137,7 @@ def choose(
     # The benchmark's own tests first (MBPP+'s generated "plus" inputs hold 10**12 and 28.1128...).
     base = [t for t in parent.tests if t.origin in (None, "base")]
     plus = [t for t in parent.tests if t.origin not in (None, "base")]
-    fresh_base = [
-        t
-        for t in base
-        if _key(list(t.input)) not in parent_inputs | seen | set(shown_before)
-    ]
+    fresh_base = [t for t in base if _key(list(t.input)) not in parent_inputs | seen | set(shown_before)]
     for test in base + (plus if len(fresh_base) < wanted else []):
         if not test.has_expected or not isinstance(test.input, list) or not _usual(test.input, shapes):
             continue
@@ -166,9 +162,11 @@ def choose(
         start = (index * max(1, wanted - len(shown))) % len(plain)
         fresh = plain[start:] + plain[:start] + [s for s in fresh if s not in plain]
     # What earlier siblings showed goes last: K retellings should show K different sets where the tests allow.
-    pool = [s for s in fresh if _key(list(s.args)) not in shown_before] + [
-        s for s in fresh if _key(list(s.args)) in shown_before
-    ] + reused
+    pool = (
+        [s for s in fresh if _key(list(s.args)) not in shown_before]
+        + [s for s in fresh if _key(list(s.args)) in shown_before]
+        + reused
+    )
     if pool and all(isinstance(s.value, bool) for s in pool):
         # Both answers, where the tests have both: a reader learns more from a True and a False.
         trues = [s for s in pool if s.value]
