@@ -276,7 +276,40 @@ def publish(
             "variants; lowest: " + ", ".join(f"{pid} {value['rate']:.2f}" for pid, value in lowest)
         )
     notes.append(diversity.summary())
+    notes.extend(gate_summary(published, variants))
     return MorphReport(TRANSFORM, published, own, parents=len(parents), notes=notes)
+
+
+def gate_summary(published: Sequence[Variant], k: int) -> list[str]:
+    """Lines for the report: the retelling gates' figures on what was published, and the seeds with all K."""
+    from statistics import median
+
+    if not published:
+        return []
+    figures: dict[str, list[float]] = defaultdict(list)
+    for variant in published:
+        for key, value in (variant.provenance.get("figures") or {}).items():
+            figures[key].append(float(value))
+    shown = [
+        f"{label} median {median(figures[key]):.3f} (max {max(figures[key]):.3f})"
+        for key, label in (
+            ("residual_bleu4", "BLEU-4 with examples"),
+            ("residual_runs8", "8-word runs kept"),
+            ("residual_difflib", "difflib ratio"),
+            ("sibling_bleu4", "BLEU-4 to the closest earlier sibling"),
+        )
+        if figures.get(key)
+    ]
+    per_seed: dict[str, int] = defaultdict(int)
+    for variant in published:
+        per_seed[variant.parent_id] += 1
+    full = sum(1 for count in per_seed.values() if count >= k)
+    return [
+        "retelling gates, on the published variants (residual: renames mapped back, scenario words out): "
+        + "; ".join(shown),
+        f"seeds with all {k} variants: {full} of {len(per_seed)}: DyPass@{k} is measured on these "
+        f"(DyPass@k on the seeds with at least k)",
+    ]
 
 
 def _with_collisions(

@@ -215,7 +215,9 @@ def plan_names(
     """New names for the parameters (``categories``: each one's type pool, ``nouns``: scenario nouns that
     fit) and the function (``result``: check | compute | build | make, the verb of its result)."""
     plan = Plan(entry_point=entry_point)
-    used = set(taken) | set(params)
+    # A new name that is already a word of the prose would seem to be what that word means ("whose xor
+    # value is odd" with a parameter called `value`): the prose's words are taken too.
+    used = set(taken) | set(params) | {word.lower() for word in re.findall(r"[A-Za-z_]\w*", prose)}
     new: dict[str, str] = {}
     stems: dict[str, list[str]] = {}
     for name in params:
@@ -285,6 +287,8 @@ def plan_names(
             chosen_one = _first_free(options, choice, name, used)
             if chosen_one is not None:
                 new[name] = chosen_one
+            else:
+                plan.kept[name] = "every new name is taken"
             continue
         base = pick(TYPE_NAMES.get(category, TYPE_NAMES["value"]), choice, "".join(members))
         numbered = [f"{base}{position + 1}" for position in range(len(members))]
