@@ -67,7 +67,9 @@ def _def_params(prompt: str, name: str) -> list[str] | None:
     return None
 
 
-def test_every_retelling_renames_the_function_and_parameters_consistently(humaneval: dict[str, Problem]) -> None:
+def test_every_retelling_renames_the_function_and_parameters_consistently(
+    humaneval: dict[str, Problem],
+) -> None:
     made = 0
     for pid, proposal in proposals(humaneval).items():
         parent = humaneval[pid]
@@ -77,7 +79,9 @@ def test_every_retelling_renames_the_function_and_parameters_consistently(humane
             assert variant.entry_point != parent.entry_point, pid
             new = [variant.renames.get(name, name) for name in old]
             assert _def_params(variant.prompt, variant.entry_point) == new, pid
-            problem = Problem(id="x", prompt=variant.prompt, entry_point=variant.entry_point, reference=variant.reference)
+            problem = Problem(
+                id="x", prompt=variant.prompt, entry_point=variant.entry_point, reference=variant.reference
+            )
             assert reference_parameters(problem) == new, pid
             for name in old:
                 if name not in variant.renames:  # kept, and the reason said
@@ -86,7 +90,9 @@ def test_every_retelling_renames_the_function_and_parameters_consistently(humane
             # A name in backticks is one of the function's or its parameters' new names.
             shown = set(re.findall(r"`([A-Za-z_]\w*)`", anatomy(variant.prompt, variant.entry_point).content))
             assert shown <= set(new) | {variant.entry_point}, (pid, shown)
-            assert parent.entry_point not in re.findall(r"\w+", variant.reference.replace(variant.prompt, "")), pid
+            assert parent.entry_point not in re.findall(
+                r"\w+", variant.reference.replace(variant.prompt, "")
+            ), pid
     assert made >= 500
 
 
@@ -99,7 +105,9 @@ def test_new_worked_examples_are_read_back_valued_by_the_reference_in_another_st
         old = scan_problem(parent)
         edges = [repr(list(e.args)) for e in old.examples if is_edge(e.args, e.claimed())]
         for variant in proposal.variants:  # type: ignore[attr-defined]
-            as_problem = Problem(id="x", prompt=variant.prompt, entry_point=variant.entry_point, reference=variant.reference)
+            as_problem = Problem(
+                id="x", prompt=variant.prompt, entry_point=variant.entry_point, reference=variant.reference
+            )
             scan = scan_problem(as_problem)
             assert scan.examples and not scan.unverifiable, pid
             for example in scan.examples:
@@ -152,7 +160,9 @@ def test_unsafe_renames_are_refused() -> None:
 
 
 def test_mbpp_contracts_follow_the_renamed_parameters(engine: Engine) -> None:
-    parent = engine.prepare(select_problems(load_benchmark("mbpp+", MBPP).problems, tasks="Mbpp/2")).problems[0]
+    parent = engine.prepare(select_problems(load_benchmark("mbpp+", MBPP).problems, tasks="Mbpp/2")).problems[
+        0
+    ]
     assert parent.contract and "test_tup1" in parent.contract
     for variant in propose_variants(parent, 2).variants:
         assert variant.contract is not None and "test_tup1" not in variant.contract
@@ -178,13 +188,20 @@ def test_the_transform_publishes_gated_variants_with_provenance(engine: Engine) 
     gates = {"residual-runs", "residual-bleu", "residual-difflib", "constraints-kept", "meaning-atoms"}
     for variant in report.variants:
         provenance = variant.provenance
-        assert (variant.label, provenance["generator"], provenance["status"]) == ("metamorphic", "rules", "accepted")
+        assert (variant.label, provenance["generator"], provenance["status"]) == (
+            "metamorphic",
+            "rules",
+            "accepted",
+        )
         assert gates <= set(provenance["checks_run"]), provenance["checks_run"]
         figures = provenance["figures"]
         assert figures["residual_bleu4"] <= 0.45 and figures["residual_runs8"] <= 0.20
         assert figures["residual_difflib"] <= 0.60 and figures["conditions_kept"] == figures["conditions"]
         assert provenance["renamed_from"] == prepared[variant.parent_id].entry_point
-        assert "scenario_terms" in provenance and provenance["parent_prompt"] == prepared[variant.parent_id].prompt
+        assert (
+            "scenario_terms" in provenance
+            and provenance["parent_prompt"] == prepared[variant.parent_id].prompt
+        )
         parent = prepared[variant.parent_id]
         assert [t.input for t in variant.tests] == [t.input for t in parent.tests]
         assert [t.expected for t in variant.tests] == [t.expected for t in parent.tests]
@@ -197,12 +214,17 @@ def test_the_transform_publishes_gated_variants_with_provenance(engine: Engine) 
 
 
 def test_a_rewrite_whose_reference_changes_an_output_is_rejected(engine: Engine) -> None:
-    parent = engine.prepare(select_problems(load_benchmark("humaneval").problems, tasks="HumanEval/59")).problems[0]
+    parent = engine.prepare(
+        select_problems(load_benchmark("humaneval").problems, tasks="HumanEval/59")
+    ).problems[0]
     drafts, records, skipped = metamorphic.rules_drafts([parent], 0, 2, True, 3)
     assert len(drafts) == 2 and not skipped
     broken = drafts[1].variant
     drafts[1] = retelling_draft(
-        broken.model_copy(update={"reference": broken.reference.replace("return largest", "return 1 + largest")}), parent
+        broken.model_copy(
+            update={"reference": broken.reference.replace("return largest", "return 1 + largest")}
+        ),
+        parent,
     )
     report = metamorphic.publish([parent], drafts, records, MorphContext(engine=engine), 2, [])
     assert [v.id for v in report.variants] == ["HumanEval/59/meta-0"]

@@ -226,7 +226,7 @@ def plan_names(
             stems.setdefault(stem, []).append(name)
     letters: dict[str, list[str]] = {}
     for name in params:
-        if _LETTER.match(name):
+        if _LETTER.match(name) and glued_use(name, prose) is None:
             letters.setdefault(categories.get(name, "value"), []).append(name)
     for name in params:
         if glued_use(name, prose) is not None:
