@@ -76,6 +76,8 @@ class CheckInput:
     # What the checks measured, by name: written by a check whether or not it finds anything, and kept
     # in the candidate's provenance (``figures``) so a threshold can be read against the data.
     figures: dict[str, float] = field(default_factory=dict)
+    # What one check computed that another of the same candidate reads (never shared between candidates).
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _pairs: tuple[tuple[int, int], list[tuple[Any, Any, Any]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )

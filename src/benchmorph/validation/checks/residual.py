@@ -35,12 +35,12 @@ def _measured(item: CheckInput):  # type: ignore[no-untyped-def]
     """The residual similarity of this candidate, computed once for the three checks."""
     from benchmorph.validation.residual import residual_similarity
 
-    key = "_residual_similarity"
-    if key not in item.extra:
+    key = "residual_similarity"
+    if key not in item.memo:
         found = residual_similarity(item.variant, item.parent)
-        item.extra[key] = found
+        item.memo[key] = found
         item.figures.update(found.figures("residual"))
-    return item.extra[key]
+    return item.memo[key]
 
 
 @quality_check("residual-runs", reads={"rewording"})
