@@ -132,7 +132,10 @@ def test_good_humaneval_variants_pass_every_check(engine: Engine, humaneval: dic
         ("HumanEval/106", "parity:even>odd"),
     ]:
         item = _real_item(engine, humaneval[task], rule)
-        mine_checks = [name for name in CHECKS if not name.startswith("example")]
+        # The checks a counterfactual offers what they read (a retelling's gates read `rewording`).
+        mine_checks = [
+            name for name in CHECKS if not name.startswith("example") and "rewording" not in CHECKS[name].reads
+        ]
         assert run_checks(item, mine_checks) == [], (task, run_checks(item, mine_checks))
 
 
