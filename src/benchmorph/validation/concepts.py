@@ -171,7 +171,7 @@ def _concept_pattern() -> re.Pattern[str]:
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
-_WHETHER_OR_NOT = re.compile(r"\bor\s+not\b(?=\s*(?:[.,;:!?]|$))", re.I)
+_WHETHER_OR_NOT = re.compile(r"\bor\s+not\b(?=\s*(?:[.,;:!?]|$))|(?<=\bwhether)\s+or\s+not\b", re.I)
 _NUMBER_WORD = re.compile(r"(?<![\w-])(" + "|".join(NUMBER_WORDS) + r")(?![\w-])", re.IGNORECASE)
 _LITERAL = re.compile(r"(?<![\w])'([^'\n]{1,24})'(?![\w])|\"([^\"\n]{1,24})\"")
 _COMPARISON = re.compile(r"<=|>=|==|!=|≤|≥|<|>")

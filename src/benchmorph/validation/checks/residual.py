@@ -24,11 +24,14 @@ DyCodeEval paper's LLM rewrites (0.17 external BLEU-4) well below it.
 
 from __future__ import annotations
 
-from benchmorph.validation.checks.base import CheckInput, Finding, quality_check
+from benchmorph.validation.checks.base import CheckInput, Finding, quality_check, quote
 
 MAX_RUNS = 0.20
 MAX_BLEU = 0.45
 MAX_RATIO = 0.60
+# A sentence of the parent counts as kept when its closest counterpart changes at most this share of its
+# words (and at least one word is always allowed to stay... one change does not make a sentence new).
+KEPT_SENTENCE_CHANGES = 0.15
 
 
 def _measured(item: CheckInput):  # type: ignore[no-untyped-def]
@@ -74,5 +77,59 @@ def residual_difflib(item: CheckInput) -> Finding | None:
         return Finding(
             "residual-difflib",
             f"difflib ratio against the parent's docstring is {ratio:.2f} (at most {MAX_RATIO:.2f})",
+        )
+    return None
+
+
+def _formula(sentence: str) -> bool:
+    letters = sum(ch.isalpha() for ch in sentence)
+    return letters < 0.6 * len(sentence.replace(" ", "")) or len(sentence.split()) < 3
+
+
+def _changed_words(old: list[str], new: list[str]) -> int:
+    """Words of ``old`` that an alignment with ``new`` does not keep (replaced or deleted), plus insertions."""
+    from difflib import SequenceMatcher
+
+    changed = 0
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            changed += max(i2 - i1, j2 - j1)
+    return changed
+
+
+@quality_check("residual-sentences", reads={"rewording"})
+def residual_sentences(item: CheckInput) -> Finding | None:
+    """A sentence of the parent told again with (almost) its own words: a reader recognises it.
+
+    Each prose sentence of the parent (not a formula, a table line or a fragment of under three words) is
+    aligned with every sentence of the variant's residual description; if the closest one changes at most
+    :data:`KEPT_SENTENCE_CHANGES` of its words (one at the least), the sentence was kept.  The BLEU and
+    run gates average over the whole docstring, and new examples can carry a text whose every sentence is
+    the original's with a verb swapped ("Return n-th Fibonacci number" -> "Report n-th Fibonacci number").
+    The figure ``sentences_kept`` is recorded.
+    """
+    from benchmorph.validation.checks.meaning import _prose
+    from benchmorph.validation.concepts import statements
+    from benchmorph.validation.overlap import words
+    from benchmorph.validation.residual import Rewording
+
+    back = Rewording.of(item.variant, item.parent).names_back
+    told = [words(sentence) for sentence in statements(_prose(item.variant, back))]
+    kept: list[str] = []
+    for sentence in statements(_prose(item.parent)):
+        if _formula(sentence):
+            continue
+        old = words(sentence)
+        if not old:
+            continue
+        allowed = max(1, int(KEPT_SENTENCE_CHANGES * len(old)))
+        if any(_changed_words(old, new) <= allowed for new in told):
+            kept.append(sentence)
+    item.figures["sentences_kept"] = float(len(kept))
+    if kept:
+        return Finding(
+            "residual-sentences",
+            f"{len(kept)} sentences of the parent are kept with at most a word or so changed; first: "
+            f"'{quote(kept[0], 80)}'",
         )
     return None

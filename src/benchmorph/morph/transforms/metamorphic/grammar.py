@@ -199,7 +199,7 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "for-given",
-        _p(r"^(?:for|from|out\s+of)\s+(?P<x>(?:a|an|the)?\s*(?:given\s+|supplied\s+)?(?!each|every|all)[^,;]+?),\s*"
+        _p(r"^(?:for|from|out\s+of)\s+(?P<x>(?:(?:a|an|the)\s+|§)(?:given\s+|supplied\s+)?(?!each|every|all)[^,;]+?),\s*"
            rf"(?P<vp>(?:{_IMPERATIVE})\b.+?)\.?$"),
         ("Taking {x}, {vp}.", "Starting from {x}, {vp}.", "With {x} as input, {vp}.", "{VP} for {x}."),
         movers=("{VP} for {x}.",),
@@ -370,7 +370,7 @@ def _cap(text: str) -> str:
 
 _FUNCTION_WORDS = frozenset(
     "the a an this that these those it its each every all any some no one two three his her their there "
-    "if when while for from in on of to with as by your you we our".split()
+    "if when while for from in on of to with as by your you we our returned given do don't both".split()
 )
 
 
@@ -390,7 +390,7 @@ class Retold:
     shape: str | None = None
 
 
-def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), first_word: str = "") -> Retold:
+def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), position: int = 0) -> Retold:
     """The masked sentence retold: a shape's template with its slots reworded, or only reworded."""
     sentence = _WRAPPED_REQUEST.sub("", _FRAME.sub("", masked.text.strip()))
     sentence = sentence[:1].upper() + sentence[1:] if masked.text.strip()[:1].isupper() else sentence
@@ -411,10 +411,15 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), fi
         templates = fresh or templates
         if not templates:
             continue
-        template = pick(templates, choice, salt + shape.name)
+        # ``position``: the sentence's place in the description, so that two sentences of one shape in a
+        # row are not told with the same template ("The job is to ... The job is to ...").
+        template = pick(templates, choice + position, salt + shape.name)
         text = _render(template, groups, choice, salt)
         return Retold(_finish(text), "restructured", shape.name)
     reworded, changed = paraphrase(sentence, choice, salt)
+    reduced = reduce_clauses(reworded)
+    changed += int(reduced != reworded)
+    reworded = reduced
     if choice % 2 == 0:
         swapped = possessive(reworded)
         changed += int(swapped != reworded)
@@ -432,6 +437,7 @@ def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> st
             slots[key] = value.lower()
             continue
         said, _ = paraphrase(_verb_lower(_lower_first(value)), choice, salt, sentence_start=False)
+        said = reduce_clauses(said)
         slots[key] = possessive(said) if choice % 2 == 0 else said
     for key in ("vp", "vp3", "y", "c", "x"):
         if key in slots:
@@ -485,6 +491,24 @@ def possessive(text: str) -> str:
     return _POSSESSIVE.sub(swap, text)
 
 
+_REDUCIBLE = re.compile(
+    r"\b(?P<noun>[a-z]+s)\s+(?:that|which)\s+are\s+(?=(?:at|in|on|from|between|divisible|greater|less|larger|"
+    r"smaller|higher|lower|bigger|equal|odd|even|positive|negative|prime|present)\b)"
+)
+_ING = {"contain": "containing", "occur": "occurring", "appear": "appearing", "start": "starting",
+        "end": "ending", "have": "having", "begin": "beginning", "hold": "holding", "include": "including"}  # fmt: skip
+_RELATIVE_VERB = re.compile(
+    r"\b(?P<noun>[a-z]+s)\s+(?:that|which)\s+(?P<verb>" + "|".join(_ING) + r")\b(?!\s+(?:or|and)\s)"
+)
+
+
+def reduce_clauses(text: str) -> str:
+    """ "elements that are at odd indices" -> "elements at odd indices"; "words that contain" -> "words
+    containing": a relative clause on a plural noun said as a phrase (the meaning is the same)."""
+    text = _REDUCIBLE.sub(lambda m: m.group("noun") + " ", text)
+    return _RELATIVE_VERB.sub(lambda m: f"{m.group('noun')} {_ING[m.group('verb')]}", text)
+
+
 def _verb_lower(text: str) -> str:
     """A slot that opens with a verb ("Find the ...") in lowercase, for a template that puts it mid-sentence."""
     first = re.match(r"[A-Za-z]+", text)
@@ -506,7 +530,7 @@ def _finish(text: str, capitalise: bool = True) -> str:
     text = re.sub(r"\s+", " ", text).strip()
     # "than given `margin`": a name after a bare "given" reads better with its article.
     text = re.sub(r"(?<!\bthe )(?<!\ba )(?<!^)\bgiven\s+(?=§)", "the given ", text)
-    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"\s+([.!?;])$", r"\1", text)  # only at the end: " . or ," mid-sentence may be data
     text = re.sub(r"([.!?])\.$", r"\1", text)
     text = re.sub(r",\.$", ".", text)
     if text and text[-1] not in ".!?:;":

@@ -166,14 +166,13 @@ PHRASES: tuple[Entry, ...] = _entries(
         "uppercase": ("upper-case",),
         "lowercase": ("lower-case",),
         "whitespaces": ("whitespace characters",),
-        "the number of times": ("how many times",),
         "count the number of": ("count up the", "tally up the"),
-        "the count of": ("the number of",),
         "is equal to": ("equals",),
         "are equal to": ("equal",),
         "a given": ("a supplied", "a provided", "an input"),
         "the given": ("the supplied", "the provided", "the input"),
         "given": ("supplied", "provided", "input"),
+        "whether or not": ("whether",),
         "index": ("position",),
         "indices": ("positions",),
         "indicies": ("positions",),
@@ -203,6 +202,21 @@ PHRASES: tuple[Entry, ...] = _entries(
         "as well as": ("along with", "together with"),
         "is read the same": ("reads the same",),
         "in a manner such that": ("so that",),
+        # phrases of the coding domain said another way
+        "sub-array": ("contiguous slice",),
+        "subarray": ("contiguous slice",),
+        "is read the same backwards and forwards": ("stays the same when reversed",),
+        "reads the same backward as forward": ("stays the same when reversed",),
+        "the sum of the digits": ("the digit sum",),
+        "the sum of its digits": ("its digit sum",),
+        "is a prime number": ("is prime",),
+        "are prime numbers": ("are primes",),
+        "absolute difference": ("distance",),
+        "in lexicographical order": ("in dictionary order",),
+        "consists of only": ("is made up only of",),
+        "the remaining": ("the rest of the",),
+        "in the range": ("within the range",),
+        "string representation": ("string form",),
         # linking words and turns of phrase
         "in case": ("if", "when"),
         "in this case": ("here",),
@@ -251,7 +265,7 @@ KEEP: frozenset[str] = frozenset(
         "input list", "input number", "output list", "output string", "the result string",
         "result string", "return type", "keep in mind", "whole number", "natural number",
         "natural numbers", "each other", "one another", "every other", "each of", "first element",
-        "last element", "number of", "numbers of", "has given", "have given", "was given", "given in",
+        "last element", "number of", "numbers of", "didn't find", "did not find", "return how many", "has given", "have given", "was given", "given in",
         "given to", "given as", "integer part", "integer number", "integer numbers", "integer palindromes",
         "integer array", "every two", "returned list", "returned tuple", "returned string",
         "returned value", "rolling maximum", "input lists", "the input lists", "input strings",
@@ -389,4 +403,4 @@ def _verbs(phrase: str, table: dict[str, str]) -> str:
         new = table.get(verb.lower())
         return lead + (_match_case(verb, new) if new else verb)
 
-    return re.sub(r"(^|(?:,\s*|\band\s+|\bor\s+|,\s*and\s+|,\s*then\s+|\bthen\s+))([A-Za-z-]+)", swap, phrase)
+    return re.sub(r"(^|(?:,\s*and\s+|,\s*then\s+|,\s*|\band\s+|\bor\s+|\bthen\s+))([A-Za-z-]+)", swap, phrase)

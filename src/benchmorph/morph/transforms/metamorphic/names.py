@@ -112,7 +112,7 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "arr": ("values",), "lst": ("values",), "l": ("values",), "xs": ("coefficients",), "values": ("figures",),
     "array": ("values",), "num_list": ("values",), "arraynums": ("values",), "list1": ("entries",),
     "num": ("value",), "list_": ("entries",), "listval": ("entries",), "iterable": ("entries",),
-    "array_nums": ("values",), "my_matrix": ("grid",), "test": ("checks",), "sample_names": ("names",),
+    "array_nums": ("values",), "my_matrix": ("grid",), "sample_names": ("names",),
 }  # fmt: skip
 
 # Plain nouns by type for a name the prose never uses and no scenario noun fits.
@@ -237,6 +237,9 @@ def plan_names(
         stem = _pair_stem(name)
         if stem is not None and len(stems.get(stem, [])) > 1:
             continue  # numbered pairs are named together below
+        if _story_word(name) and word_pattern(name).search(without_urls(prose)):
+            plan.kept[name] = "the prose uses it as a word of its own story"
+            continue
         options: tuple[str, ...]
         if name in nouns:
             options = (nouns[name].name,)
@@ -304,6 +307,23 @@ def plan_names(
     return plan
 
 
+# English parameter names whose every use in the benchmarks' prose is the parameter (the weaver renames
+# them there too), and type words whose phrases the weaver retells; any other English word the prose
+# uses ("grades", "operations", "word", "base") is the prose's own, and the parameter keeps its name.
+PROSE_NAMES = frozenset({"threshold", "delimeter", "delimiter", "substring", "prefix", "suffix", "capacity", "shift"})
+TYPE_WORDS = frozenset({"numbers", "string", "strings", "text", "values", "array", "list", "nums", "lst", "arr", "txt"})
+
+
+def _story_word(name: str) -> bool:
+    return (
+        name.isalpha()
+        and name.islower()
+        and len(name) > 3
+        and name not in PROSE_NAMES
+        and name not in TYPE_WORDS
+    )
+
+
 def _first_free(options: Sequence[str], choice: int, key: str, used: set[str]) -> str | None:
     for step in range(len(options)):
         candidate = pick(options, choice + step, key)
@@ -320,6 +340,11 @@ _LIST_PARTS = frozenset(
     "list lst array arr elements element nums numbers num values items strings words".split()
 )
 _TEXT_PARTS = frozenset("string str text txt".split())
+
+
+def _gibberish(part: str) -> bool:
+    """A part no reader takes for a word: a run of four consonants, and no synonym known for it."""
+    return part not in NAME_PARTS and re.search(r"[bcdfghjklmnpqrstvwxz]{4}", part) is not None
 
 
 def _function_name(
@@ -352,6 +377,11 @@ def _function_name(
         else:
             out.append(part)
     deduped = [part for position, part in enumerate(out) if position == 0 or part != out[position - 1]]
+    if all(_gibberish(part) for part in parts):
+        # A name that is no word ("skjkasdkd") would be recognised as is: a plain one in its place.
+        deduped = [{"check": "check", "compute": "compute", "build": "build"}.get(result, "make"),
+                   noun.name if noun is not None else "result"]  # fmt: skip
+        changed = 1
     if not changed and noun is not None:
         deduped = [*parts, noun.singular.split()[-1]]  # longest -> longest_title
     elif not changed:

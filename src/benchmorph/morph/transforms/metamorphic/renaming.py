@@ -181,9 +181,11 @@ def glued_use(name: str, text: str) -> str | None:
     renamed would no longer be the address's.  Such a parameter keeps its name.
     """
     escaped = re.escape(name)
+    # An ordinal ending glues only to a letter that counts ("nth", "kth"); "a" + "nd" is the word "and".
+    ordinal = r"|(?:th|st|nd|rd)\b" if name in ("n", "k", "i", "j", "m", "N", "K", "x") else ""
     glued = re.compile(
         rf"(?<![A-Za-z_])\d+{escaped}(?![A-Za-z])"  # 2n, 10x
-        rf"|(?<![\w.])(?<!\w['’]){escaped}(?:\d|_\w|(?:th|st|nd|rd)\b)"  # n2, x_1, nth, kth
+        rf"|(?<![\w.])(?<!\w['’]){escaped}(?:\d|_\w{ordinal})"  # n2, x_1, nth, kth (not "and" for a)
     )
     found = glued.search(without_urls(text))
     if found is not None:

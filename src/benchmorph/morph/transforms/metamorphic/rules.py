@@ -221,6 +221,7 @@ def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[
         return rename_text(text, code_renames, code_lines={0})
 
     out: list[Block] = []
+    position = 0
     for block in seed.described.blocks:
         if block.kind == "verbatim":
             counts["verbatim"] += len(block.lines)
@@ -235,9 +236,13 @@ def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[
         for sentence in block.sentences:
             masked = mask(sentence, weaver.protect, renamed_span)
             masked.entry = plan.entry_point
-            told = retell(masked, index, salt, new_names)
+            told = retell(masked, index, salt, new_names, position)
+            position += 1
             counts[told.status] += 1
-            sentences.append(masked.show(told.text))
+            shown = masked.show(told.text)
+            if sentence[:1].isupper() and shown[:1].islower():
+                shown = shown[:1].upper() + shown[1:]  # a phrase woven in at the start of a sentence
+            sentences.append(shown)
         out.append(Block(block.kind, sentences, marker=block.marker, label=block.label, gap=block.gap))
     return out, counts
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchmorph.morph.transforms.metamorphic.grammar import Masked
+from benchmorph.morph.transforms.metamorphic.names import PROSE_NAMES
 from benchmorph.morph.transforms.metamorphic.scenes import Noun
 from benchmorph.validation.concepts import concepts
 
