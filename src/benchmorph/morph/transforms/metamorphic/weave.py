@@ -298,10 +298,6 @@ class Weaver:
         return word.sub(one, text)
 
 
-# English parameter names whose every use in the benchmarks' prose is the parameter.
-PROSE_NAMES = frozenset(
-    {"threshold", "delimeter", "delimiter", "substring", "prefix", "suffix", "capacity", "shift"}
-)
 ABBREVIATIONS = frozenset(
     {
         "arr",
