@@ -436,7 +436,10 @@ def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> st
         if key == "det":
             slots[key] = value.lower()
             continue
-        said, _ = paraphrase(_verb_lower(_lower_first(value)), choice, salt, sentence_start=False)
+        value = _verb_lower(_lower_first(value))
+        if key == "vp" and groups.get("conj", "").lower() in ("that", "which"):
+            value = base_form(value)  # before the vocabulary: its base-form words are then chosen
+        said, _ = paraphrase(value, choice, salt, sentence_start=False)
         said = reduce_clauses(said)
         slots[key] = possessive(said) if choice % 2 == 0 else said
     for key in ("vp", "vp3", "y", "c", "x"):
@@ -532,7 +535,7 @@ def _finish(text: str, capitalise: bool = True) -> str:
     text = re.sub(r"(?<!\bthe )(?<!\ba )(?<!^)\bgiven\s+(?=§)", "the given ", text)
     text = re.sub(r"\s+([.!?;])$", r"\1", text)  # only at the end: " . or ," mid-sentence may be data
     text = re.sub(r"([.!?])\.$", r"\1", text)
-    text = re.sub(r",\.$", ".", text)
-    if text and text[-1] not in ".!?:;":
+    text = re.sub(r"(?<=\w),\.$", ".", text)
+    if text and text[-1] not in ".!?:;" and not re.search(r"\s[^\w\s]$", text):  # "be . or ," ends in data
         text += "."
     return _cap(text) if capitalise else text

@@ -310,8 +310,12 @@ def plan_names(
 # English parameter names whose every use in the benchmarks' prose is the parameter (the weaver renames
 # them there too), and type words whose phrases the weaver retells; any other English word the prose
 # uses ("grades", "operations", "word", "base") is the prose's own, and the parameter keeps its name.
-PROSE_NAMES = frozenset({"threshold", "delimeter", "delimiter", "substring", "prefix", "suffix", "capacity", "shift"})
-TYPE_WORDS = frozenset({"numbers", "string", "strings", "text", "values", "array", "list", "nums", "lst", "arr", "txt"})
+PROSE_NAMES = frozenset(
+    {"threshold", "delimeter", "delimiter", "substring", "prefix", "suffix", "capacity", "shift"}
+)
+TYPE_WORDS = frozenset(
+    {"numbers", "string", "strings", "text", "values", "array", "list", "nums", "lst", "arr", "txt"}
+)
 
 
 def _story_word(name: str) -> bool:

@@ -176,10 +176,19 @@ def choose(
             mixed += list(pair) if index % 2 == 0 else list(reversed(pair))
         pool = mixed + [s for s in pool if s not in mixed]
     need = max(wanted, len(shown) + 1)
+    # First examples with answers not shown yet (two empty answers teach nothing), then the rest.
+    answers = {_key(s.value) for s in shown}
     for candidate in pool:
         if len(shown) >= need:
             break
-        shown.append(candidate)
+        if _key(candidate.value) not in answers:
+            shown.append(candidate)
+            answers.add(_key(candidate.value))
+    for candidate in pool:
+        if len(shown) >= need:
+            break
+        if candidate not in shown:
+            shown.append(candidate)
     return shown
 
 
