@@ -12,7 +12,13 @@ from benchmorph.data.formats.native import write_native
 from benchmorph.data.models import TestCase, Variant, Verdict
 from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.evaluation.evaluate import summarize
-from benchmorph.evaluation.passk import dypass_at_k_table, dypass_counts, pass_at_k_table, sample_counts
+from benchmorph.evaluation.passk import (
+    dypass_at_k_table,
+    dypass_counts,
+    dypass_seeds,
+    pass_at_k_table,
+    sample_counts,
+)
 from benchmorph.evaluation.runs import run_benchmark
 from benchmorph.execution import Engine
 
@@ -41,7 +47,7 @@ def test_dypass_on_three_seeds_matches_the_hand_computation() -> None:
     assert dypass_counts(verdicts, parents) == {"A": (3, 1), "B": (3, 2), "C": (3, 3)}
 
 
-def test_only_the_first_answer_of_each_variant_counts_and_k_stops_at_the_fewest_variants() -> None:
+def test_only_the_first_answer_of_each_variant_counts_and_each_k_uses_the_seeds_that_have_k() -> None:
     verdicts = [
         _verdict("A/meta-0", False, 0),
         _verdict("A/meta-0", True, 1),  # a second answer to the same variant: not DyPass's question
@@ -52,7 +58,10 @@ def test_only_the_first_answer_of_each_variant_counts_and_k_stops_at_the_fewest_
     ]
     parents = {"A/meta-0": "A", "A/meta-1": "A", "B/meta-0": "B", "B/meta-1": "B", "B/meta-2": "B"}
     assert dypass_counts(verdicts, parents) == {"A": (2, 1), "B": (3, 2)}
-    assert set(dypass_at_k_table(verdicts, parents)) == {1, 2}
+    table = dypass_at_k_table(verdicts, parents)
+    # k = 1, 2 over both seeds; k = 3 over B alone (A has two variants: the gates dropped its third).
+    assert table == pytest.approx({1: (1 / 2 + 2 / 3) / 2, 2: (1.0 + 1.0) / 2, 3: 1.0})
+    assert dypass_seeds(verdicts, parents) == {1: 2, 2: 2, 3: 1}
 
 
 def test_one_variant_per_seed_gives_no_dypass() -> None:
@@ -94,5 +103,6 @@ def test_run_on_variants_that_share_parents_writes_dypass_next_to_pass_at_k(tmp_
     # Per seed n = 3, c = 2: DyPass@1 = 2/3, DyPass@2 = 1 - C(1,2)/C(3,2) = 1, DyPass@3 = 1.
     assert [summary[f"dypass@{k}"] for k in (1, 2, 3)] == pytest.approx([2 / 3, 1.0, 1.0])
     assert (summary["dypass_seeds"], summary["dypass_n"]) == (2, 3)
+    assert [summary[f"dypass_seeds@{k}"] for k in (1, 2, 3)] == [2, 2, 2]
     assert "dypass@4" not in summary
     assert not any(key.startswith("dypass") for key in originals.summary)

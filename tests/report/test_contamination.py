@@ -275,8 +275,13 @@ def test_calibration_reference_and_original_pass_and_the_memorizer_is_flagged(tm
     assert any("external (variant vs original)" in note for note in report.notes)
 
 
-def test_variant_prompts_never_equal_an_original_so_the_memorizer_cannot_answer_them() -> None:
+def test_variant_prompts_never_equal_an_original_so_the_memorizer_cannot_answer_them(tmp_path: Path) -> None:
     originals = {problem.prompt for problem in load_benchmark("humaneval").problems}
-    parent = load_benchmark("humaneval").by_id()["HumanEval/0"]
-    for variant in propose_variants(parent, 5).variants:
+    with Engine(
+        workers=1, cache_root=tmp_path / "engine"
+    ) as engine:  # retellings show the reference's outputs
+        parent = engine.prepare([load_benchmark("humaneval").by_id()["HumanEval/12"]]).problems[0]
+    made = propose_variants(parent, 5).variants
+    assert made
+    for variant in made:
         assert variant.prompt not in originals

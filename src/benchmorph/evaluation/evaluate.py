@@ -20,7 +20,13 @@ from benchmorph.data.jsonl import write_jsonl
 from benchmorph.data.models import Problem, Sample, TestResult, Variant, Verdict
 from benchmorph.data.storage import write_text_atomic
 from benchmorph.evaluation.checkpoint import VerdictStore
-from benchmorph.evaluation.passk import dypass_at_k_table, dypass_counts, pass_at_k_table, sample_counts
+from benchmorph.evaluation.passk import (
+    dypass_at_k_table,
+    dypass_counts,
+    dypass_seeds,
+    pass_at_k_table,
+    sample_counts,
+)
 from benchmorph.evaluation.sample_code import SanitizeReport
 from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.execution.engine import Job, TimeoutReruns
@@ -131,8 +137,10 @@ def summarize(
     ``memory_limit`` (``{"mode", "mb", "processes"}``) says how samples were
     capped: ``mode`` ``rlimits`` is per process only, the weaker cap.
     ``parents`` (variant id -> seed id): where variants share seeds,
-    ``dypass@k`` for every k up to the fewest variants of a seed, with
-    ``dypass_seeds`` and ``dypass_n`` (that fewest count) beside it.
+    ``dypass@k`` for every k up to the most variants of a seed, each over
+    the seeds with at least k variants (``dypass_seeds@k`` of them), with
+    ``dypass_seeds`` (all seeds) and ``dypass_n`` (the fewest variants of a
+    seed) beside it.
     """
     counts = sample_counts(verdicts)
     table = pass_at_k_table(counts)
@@ -149,6 +157,8 @@ def summarize(
     if dynamic:
         for k, value in dynamic.items():
             summary[f"dypass@{k}"] = value
+        for k, seeds_k in dypass_seeds(verdicts, parents or {}).items():
+            summary[f"dypass_seeds@{k}"] = seeds_k
         seeds = dypass_counts(verdicts, parents or {})
         summary["dypass_seeds"] = len(seeds)
         summary["dypass_n"] = min(n for n, _ in seeds.values())

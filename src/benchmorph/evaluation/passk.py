@@ -73,10 +73,32 @@ def dypass_counts(verdicts: Sequence[Verdict], parents: Mapping[str, str]) -> di
 def dypass_at_k_table(
     verdicts: Sequence[Verdict], parents: Mapping[str, str], ks: Iterable[int] | None = None
 ) -> dict[int, float]:
-    """DyPass@k for every k up to the fewest variants any seed has: the unbiased pass@k estimator over
-    each seed's n variants (one answer each), averaged over seeds.  Empty unless some seed has two or
-    more variants: with one variant per seed DyPass is only pass@1 under another name."""
+    """DyPass@k for every k up to the most variants any seed has, each over the seeds with at least k
+    variants: the unbiased pass@k estimator over a seed's n variants (one answer each), averaged.
+
+    A seed with fewer than k variants has no DyPass@k (the gates dropped the
+    rest: its siblings were too alike or too close to the original), so it is
+    left out of that k, not counted as DyPass@n; :func:`dypass_seeds` says how
+    many seeds each k is measured on.  Empty unless some seed has two or more
+    variants: with one variant per seed DyPass is only pass@1 under another name.
+    """
     counts = dypass_counts(verdicts, parents)
     if not counts or max(n for n, _ in counts.values()) < 2:
         return {}
-    return pass_at_k_table(counts, ks)
+    largest = max(n for n, _ in counts.values())
+    wanted = sorted(set(ks)) if ks is not None else list(range(1, largest + 1))
+    table = {}
+    for k in wanted:
+        enough = [(n, c) for n, c in counts.values() if n >= k]
+        if k >= 1 and enough:
+            table[k] = sum(pass_at_k(n, c, k) for n, c in enough) / len(enough)
+    return table
+
+
+def dypass_seeds(verdicts: Sequence[Verdict], parents: Mapping[str, str]) -> dict[int, int]:
+    """For each k of :func:`dypass_at_k_table`, the number of seeds it is measured on (those with >= k)."""
+    counts = dypass_counts(verdicts, parents)
+    if not counts or max(n for n, _ in counts.values()) < 2:
+        return {}
+    largest = max(n for n, _ in counts.values())
+    return {k: sum(1 for n, _ in counts.values() if n >= k) for k in range(1, largest + 1)}

@@ -12,7 +12,7 @@ variants.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -53,7 +53,11 @@ class Draft:
     new problem from its parent is not.  ``parent_defects``: ``blame`` (a
     finding is the variant's) or ``record`` (a rewording inherits its parent's
     text and tests, so a finding the parent has too is recorded in
-    ``provenance["parent_findings"]`` and decides nothing).
+    ``provenance["parent_findings"]`` and decides nothing).  ``retold``: the
+    variant retells its parent to defeat memorisation (same problem, new
+    text: DyCodeEval's rewrites), so what is left of the parent's wording is
+    gated (``rewording``) and so is its distance from its siblings, the other
+    retellings of the same parent (``siblings``); only with outputs kept.
 
     ``baselines``: programs (name -> code defining the variant's entry point)
     that ignore what a new problem adds, such as its parent's reference or
@@ -79,6 +83,7 @@ class Draft:
     examples: Literal["recompute", "keep"] = "recompute"
     twin: bool = True
     parent_defects: Literal["blame", "record"] = "blame"
+    retold: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     baselines: dict[str, str] = field(default_factory=dict)
     suite: Literal["inherited", "own"] = "inherited"
@@ -99,6 +104,8 @@ class Draft:
             offered.add("suite")
         if self.steps is not None:
             offered.add("steps")
+        if self.outputs == "keep" and self.retold:
+            offered.update(("rewording", "siblings"))
         return frozenset(offered)
 
 
@@ -115,6 +122,7 @@ def decided(variant: Variant, status: str, check: str | None = None, reason: str
 
 
 POWER = "tests-lost-power"
+RELATIONAL = frozenset({"rewording", "siblings"})
 
 
 def _probe_record(probe: PowerProbe) -> dict[str, Any]:
@@ -140,7 +148,13 @@ def _inherited(item: CheckInput, findings: Sequence[Finding]) -> list[str]:
         update={"prompt": parent.prompt, "reference": parent.reference, "entry_point": parent.entry_point}
     )
     twin = CheckInput(variant=as_parent, parent=parent)
-    return [finding.check for finding in findings if CHECKS[finding.check](twin) is not None]
+    # What a retelling kept of its parent's wording is its own doing: the parent, read as its own
+    # retelling, keeps everything, so such a finding is never inherited.
+    return [
+        finding.check
+        for finding in findings
+        if not CHECKS[finding.check].reads & RELATIONAL and CHECKS[finding.check](twin) is not None
+    ]
 
 
 def baseline_passes(variant: Problem, baselines: dict[str, str], engine: Engine) -> dict[str, float]:
@@ -161,8 +175,22 @@ def baseline_passes(variant: Problem, baselines: dict[str, str], engine: Engine)
     return shares
 
 
-def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance | None = None) -> Finalized:
-    """Prepare, recompute tests and examples, check and record provenance for every draft."""
+SIBLINGS = "siblings"
+
+
+def finalize_variants(
+    drafts: Sequence[Draft],
+    engine: Engine,
+    progress: Advance | None = None,
+    siblings: Mapping[str, Sequence[Variant]] | None = None,
+) -> Finalized:
+    """Prepare, recompute tests and examples, check and record provenance for every draft.
+
+    Checks that read ``siblings`` run last, once every draft has passed its
+    own: each retelling is compared with the retellings of its parent
+    accepted before it (in draft order, after ``siblings[parent id]``, those
+    accepted in earlier calls), and a rejected one is never compared with.
+    """
     outcome: dict[int, Variant] = {}
     prepared = engine.prepare([draft.variant for draft in drafts], progress)
     # prepare hands back what it was given (Variants here), with their tests' outputs filled.
@@ -194,6 +222,7 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
     # Kept examples are not rewritten, so each must already agree with the reference.
     kept = [variant for _, draft, variant in alive if draft.examples == "keep"]
     wrong = kept_examples_disagree(kept, engine)
+    deferred: list[tuple[int, Draft, CheckInput, list[str]]] = []
     for index, draft, variant in alive:
         examples = recomputed.get(variant.id) or Recomputed(variant)
         new = examples.result
@@ -223,7 +252,7 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
         if draft.baselines:
             item.baseline_passes = stamped["baselines"] = baseline_passes(variant, draft.baselines, engine)
         item.variant = new = new.model_copy(update={"provenance": {**new.provenance, **stamped}})
-        applicable = checks_for(draft.offers())
+        applicable = [check for check in checks_for(draft.offers()) if SIBLINGS not in check.reads]
         ran = [check.name for check in applicable if check.name != POWER]
         findings = [finding for check in applicable if check.name != POWER and (finding := check(item))]
         inherited: list[str] = []
@@ -242,6 +271,8 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
         stamp: dict[str, Any] = {"checks_run": ran}
         if inherited:
             stamp["parent_findings"] = inherited
+        if item.figures:
+            stamp["figures"] = dict(item.figures)
         new = new.model_copy(update={"provenance": {**new.provenance, **stamp}})
         rejects = [finding for finding in findings if finding.severity == "reject"]
         if rejects:
@@ -250,5 +281,34 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
             outcome[index] = decided(new, NEEDS_REVIEW, findings[0].check, findings[0].reason)
         else:
             outcome[index] = decided(new, ACCEPTED)
+            if SIBLINGS in draft.offers():
+                item.variant = new
+                deferred.append((index, draft, item, ran))
+    _compare_siblings(deferred, outcome, siblings or {})
     candidates = [outcome[index] for index in range(len(drafts))]
     return Finalized([c for c in candidates if c.provenance["status"] == ACCEPTED], candidates)
+
+
+def _compare_siblings(
+    deferred: Sequence[tuple[int, Draft, CheckInput, list[str]]],
+    outcome: dict[int, Variant],
+    earlier: Mapping[str, Sequence[Variant]],
+) -> None:
+    """The checks that read ``siblings``, on every accepted retelling in draft order (see finalize_variants)."""
+    accepted: dict[str, list[Variant]] = {}
+    for index, draft, item, ran in deferred:
+        checks = [check for check in checks_for(draft.offers()) if SIBLINGS in check.reads]
+        parent = draft.parent.id
+        known = accepted.setdefault(parent, [v for v in earlier.get(parent, []) if v.id != item.variant.id])
+        item.siblings = list(known)
+        findings = [finding for check in checks if (finding := check(item))]
+        stamp = {"checks_run": [*ran, *(check.name for check in checks)], "figures": dict(item.figures)}
+        new = item.variant.model_copy(update={"provenance": {**item.variant.provenance, **stamp}})
+        rejects = [finding for finding in findings if finding.severity == "reject"]
+        if rejects:
+            outcome[index] = decided(new, REJECTED, rejects[0].check, rejects[0].reason)
+        elif findings:
+            outcome[index] = decided(new, NEEDS_REVIEW, findings[0].check, findings[0].reason)
+        else:
+            outcome[index] = decided(new, ACCEPTED)
+            known.append(outcome[index])

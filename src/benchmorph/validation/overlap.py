@@ -1,38 +1,49 @@
-"""How much of its parents' wording a new description keeps: the share of their word n-grams it reuses.
+"""How much of one text survives in another: runs of words kept verbatim, and difflib's matching ratio.
 
 An evolved or reworded problem that keeps most of its parents' 8-word runs
 is recognisable from them (a model that memorised the parent meets it
-again), however new its task; one that keeps none was written afresh.  The
-figure is the share of the parents' distinct n-grams that occur in the new
-text, so it reads as "how much of the parents survives", and it does not
-grow when the new text merely gets longer.
+again), however new its task; one that keeps none was written afresh.  BLEU
+(``validation.diversity``) averages n-gram precisions up to 4 words and
+forgives a lot: a rewrite that keeps every long clause of its original and
+changes the words around them still scores moderately.  A memoriser recalls
+a text by its long runs, so :func:`ngram_share` asks "what share of the
+original's 8-word runs are still here, word for word?"; it reads as "how
+much of the parents survives" and does not grow when the new text merely
+gets longer.  :func:`matching_ratio` is difflib's ratio over words (how much
+of both texts one alignment covers), the figure reviews of the old rewriter
+quoted.
 
 Words are lower-cased runs of letters, digits and underscores, so layout,
 punctuation and quoting do not count as changes.  Feed it description text
-(``validation.distances.description_text``), not whole prompts: code and
-worked examples would count as wording.
+(``data.prompt.anatomy``), not whole prompts: code and worked examples would
+count as wording.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from difflib import SequenceMatcher
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 def words(text: str) -> list[str]:
-    """The text's words, lower-cased, without punctuation."""
+    """The text's words, lower-cased, in order, without punctuation."""
     return [word.lower() for word in _WORD.findall(text)]
+
+
+def runs(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    """Every run of ``n`` consecutive tokens (none when there are fewer)."""
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
 def ngrams(text: str, n: int = 8) -> set[tuple[str, ...]]:
     """The distinct runs of ``n`` consecutive words of ``text`` (none when it has fewer words)."""
-    tokens = words(text)
-    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+    return runs(words(text), n)
 
 
-def ngram_share(text: str, reference_texts: Iterable[str], n: int = 8) -> float | None:
+def ngram_share(text: str, reference_texts: str | Iterable[str], n: int = 8) -> float | None:
     """Share of the reference texts' distinct ``n``-word runs that ``text`` keeps (0 none, 1 all).
 
     ``None`` when the references hold no run of ``n`` words at all (too
@@ -44,9 +55,18 @@ def ngram_share(text: str, reference_texts: Iterable[str], n: int = 8) -> float 
     """
     if n < 1:
         raise ValueError(f"n must be at least 1, not {n}")
+    texts = [reference_texts] if isinstance(reference_texts, str) else list(reference_texts)
     reference: set[tuple[str, ...]] = set()
-    for other in reference_texts:
+    for other in texts:
         reference |= ngrams(other, n)
     if not reference:
         return None
     return len(reference & ngrams(text, n)) / len(reference)
+
+
+def matching_ratio(a: str, b: str) -> float:
+    """difflib's ratio over the two texts' words: 2 * matched words / all words (1 identical, 0 disjoint)."""
+    left, right = words(a), words(b)
+    if not left and not right:
+        return 1.0
+    return SequenceMatcher(None, left, right, autojunk=False).ratio()

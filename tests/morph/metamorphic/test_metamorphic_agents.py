@@ -22,12 +22,13 @@ from benchmorph.data.models import Problem
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution.engine import Engine
 from benchmorph.models import GenerationParams, LLMCache, RetryPolicy
-from benchmorph.morph.common.docstrings import signature_of, split_prompt
+from benchmorph.morph.common.docstrings import split_prompt
 from benchmorph.morph.common.judge import judge_request, parse_verdict
 from benchmorph.morph.finalize import finalize_variants
 from benchmorph.morph.transform import MorphContext
 from benchmorph.morph.transforms.metamorphic.agents import _seed, acceptance_by_seed, llm_metamorphic_drafts
-from benchmorph.morph.transforms.metamorphic.prompts import context_request, parse_contexts
+from benchmorph.morph.transforms.metamorphic.prompts import Contexts, context_request, parse_contexts
+from benchmorph.validation.examples.recompute import scan_problem
 from cli_runner import run_cli
 from loopback_openai import ScriptedServer, request_text
 from paths import MBPP_PLUS as MBPP_FILE
@@ -48,7 +49,7 @@ def shared() -> Problem:
 CONTEXT_MARKER = "Give every parameter a meaning in the setting"
 REWRITE_MARKER = "Retell a programming exercise in a new setting"
 JUDGE_MARKER = "You review a retold programming exercise"
-SLOT_OF = {_seed(0, index, attempt): (index, attempt) for index in range(2) for attempt in range(1, 4)}
+SLOT_OF = {_seed(0, index, attempt): (index, attempt) for index in range(3) for attempt in range(1, 4)}
 
 
 def function_of(text: str) -> str:
@@ -56,18 +57,48 @@ def function_of(text: str) -> str:
 
 
 def contexts(names: list[str]) -> str:
+    """The old answer form, a bare meaning per parameter: read, and no names proposed."""
     return json.dumps({name: f"the {name} of the story" for name in names})
+
+
+def named_contexts(function: str) -> str:
+    """The full answer: a new name and a meaning for every parameter, and a new name for the function."""
+    return json.dumps(
+        {
+            "function": NEW_NAMES[function][0],
+            "parameters": {
+                old: {"name": new, "meaning": f"the {new} of the story"}
+                for old, new in zip(PARAMS[function], NEW_NAMES[function][1], strict=True)
+            },
+        }
+    )
 
 
 PARAMS = {"has_close_elements": ["numbers", "threshold"], "longest": ["strings"], "similar_elements":
           ["test_tup1", "test_tup2"]}  # fmt: skip
+NEW_NAMES = {
+    "has_close_elements": ("readings_too_close", ["readings", "margin"]),
+    "longest": ("longest_title", ["titles"]),
+}
+# Two retellings per function (slot 0, slot 1): siblings must differ, and each keeps every condition.
 DESCRIPTIONS = {
-    "has_close_elements": "A teller checks the list numbers of balances: answer True when some two of them "
-    "differ by less than threshold, otherwise False.",
-    "longest": "Among the names in strings pick the one with the most characters; on a tie keep the one that "
-    "comes first, and give None when strings is empty.",
-    "similar_elements": "Two shipments are recorded as test_tup1 and test_tup2; return the items that appear "
-    "in both of them.",
+    "has_close_elements": (
+        "The station logs `readings` through the day. Report True when any two of those readings lie nearer "
+        "to one another than `margin`, and False in every other case.",
+        "Decide whether, among the day's `readings`, there are any two whose distance from each other is "
+        "under the tolerance `margin`.",
+    ),
+    "longest": (
+        "Among the names in strings pick the one with the most characters; on a tie keep the one that comes "
+        "first, and give None when strings is empty.",
+        "From `titles`, hand back the longest title; when several share the same length, the first one wins, "
+        "and an empty list gives None.",
+    ),
+    "similar_elements": (
+        "Two shipments are recorded as tuples; list the items that appear in both of them.",
+        "For a pair of delivery records, give back every item the two records have in common.",
+        "Look at two stock tuples side by side and report what they hold in common.",
+    ),
 }
 
 
@@ -81,12 +112,12 @@ class Script:
         text = request_text(body)
         if JUDGE_MARKER in text:
             retold = text.split("Retold:", 1)[1]
-            tag = re.search(r"\[(\w+)-(\d)-(\d)\]", retold)
+            tag = re.search(r"\[(\w+)-([ab])-([pqrs])\]", retold)
             assert tag, retold
-            function, index = tag.group(1), int(tag.group(2))
+            function, index = tag.group(1), "ab".index(tag.group(2))
             if function == "longest" and index == 1:  # this judge never agrees
                 return json.dumps({"preserved": False, "issues": ["the tie rule is gone"]})
-            if function == "has_close_elements" and index == 1 and tag.group(3) == "1":
+            if function == "has_close_elements" and index == 1 and tag.group(3) == "q":
                 return 'Verdict: {"preserved": false, "issues": ["drops the threshold comparison"]}'
             return '```json\n{"preserved": true, "issues": []}\n```'
         function = function_of(text)
@@ -95,19 +126,24 @@ class Script:
             if function == "has_close_elements" and index == 0 and attempt == 1:
                 return "Sure! numbers are the balances and threshold is the smallest gap."  # no JSON
             if function == "has_close_elements" and index == 0:
-                # Fenced, single quotes, trailing comma: read tolerantly.
-                return "```json\n{'numbers': 'the balances', 'threshold': 'the smallest gap',}\n```"
+                # Fenced, single quotes, trailing comma: read tolerantly; names for both parameters.
+                return (
+                    "```json\n{'function': 'readings_too_close', 'parameters': {'numbers': {'name': 'readings', "
+                    "'meaning': 'the balances'}, 'threshold': {'name': 'margin', 'meaning': 'the smallest gap'},}}\n```"
+                )
+            if function in NEW_NAMES:
+                return named_contexts(function)
             return contexts(PARAMS[function])
         assert REWRITE_MARKER in text
         if "An earlier retelling was rejected" in text:
             self.feedback.append(text.split("An earlier retelling was rejected: ", 1)[1].split("\n", 1)[0])
-        tag = f"[{function}-{index}-{attempt}]"
-        if function == "longest" and index == 0:  # the model renames the parameter: a new signature
+        tag = f"[{function}-{'ab'[index]}-{'pqrs'[attempt]}]"  # letters: a tag says no number
+        if function == "longest" and index == 0:  # the model writes the function with other names
             return (
                 "```python\nfrom typing import List, Optional\n\n\ndef longest(words: List[str]) -> Optional[str]:\n"
-                f'    """{DESCRIPTIONS[function]} {tag}"""\n```'
+                f'    """{DESCRIPTIONS[function][0]} {tag}"""\n```'
             )
-        return json.dumps({"description": f"{DESCRIPTIONS[function]} {tag}"})
+        return json.dumps({"description": f"{DESCRIPTIONS[function][index]} {tag}"})
 
 
 def run(tmp_path: Path, server: ScriptedServer, engine: Engine, seed: int = 0, variants: int = 2, **kw: Any):
@@ -141,8 +177,8 @@ def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, eng
     assert {rid: (p["status"], p["check"]) for rid, p in decided.items()} == {
         "HumanEval/0/meta-0/attempt-1": ("rejected", "context"),
         "HumanEval/0/meta-1/attempt-1": ("rejected", "judge"),
-        "HumanEval/12/meta-0/attempt-1": ("rejected", "signature"),
-        "HumanEval/12/meta-0": ("rejected", "signature"),
+        "HumanEval/12/meta-0/attempt-1": ("rejected", "rewrite-readable"),
+        "HumanEval/12/meta-0": ("rejected", "rewrite-readable"),
         "HumanEval/12/meta-1/attempt-1": ("rejected", "judge"),
         "HumanEval/12/meta-1": ("rejected", "judge"),
     }
@@ -159,6 +195,10 @@ def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, eng
         "numbers": {"type": "list[float]", "meaning": "the balances"},
         "threshold": {"type": "float", "meaning": "the smallest gap"},
     }
+    # The names the context generator proposed, through the AST: def line, reference, prose.
+    assert recovered["renames"] == {"numbers": "readings", "threshold": "margin"}
+    assert recovered["renamed_from"] == "has_close_elements"
+    assert {"readings", "margin", "balances"} <= set(recovered["scenario_terms"])
     # A judge rejection: the rewrite is asked again, told why, and the new one is accepted.
     judged = decided["HumanEval/0/meta-1/attempt-1"]
     assert judged["reason"] == "the judge says the meaning changed: drops the threshold comparison"
@@ -172,7 +212,7 @@ def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, eng
     assert not any("contexts" in line for line in script.feedback)
     second = accepted["HumanEval/0/meta-1"].provenance
     assert second["attempts"] == 2 and second["judge_verdict"] == {"preserved": True, "issues": []}
-    assert "[has_close_elements-1-2]" in accepted["HumanEval/0/meta-1"].prompt
+    assert "[has_close_elements-b-r]" in accepted["HumanEval/0/meta-1"].prompt
     # Retries run out: the slot is dropped with its reason.
     dropped = decided["HumanEval/12/meta-1"]
     assert (
@@ -180,32 +220,35 @@ def test_every_agent_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, eng
         == "dropped after 2 attempts; last: the judge says the meaning changed: the tie rule is gone"
     )
     assert not dropped["regenerated"] and dropped["attempts"] == 2
-    # A rewrite that changes the signature is rejected by check (b), and stays rejected.
+    # A rewrite written as a function under other names than the proposed ones is refused.
     renamed = decided["HumanEval/12/meta-0"]
-    assert renamed["reason"].startswith(
-        "dropped after 2 attempts; last: the rewrite changes the signature of longest()"
-    )
-    assert "def longest(words: List[str])" in renamed["reason"]
+    assert renamed["reason"].endswith("the answer's code does not define longest_title()")
 
-    # Accepted variants: the original def line and examples, byte for byte, around the retold description.
+    # Accepted variants: the renamed def line, the retold description, new worked examples read back.
     for variant in accepted.values():
         parent = CLOSE if variant.parent_id == "HumanEval/0" else shared()
         parts = split_prompt(parent)
         assert not isinstance(parts, str)
-        assert variant.prompt.startswith(parts.before) and variant.prompt.endswith(
-            parts.examples + parts.after
-        )
-        assert signature_of(variant.prompt, parent.entry_point) == signature_of(
-            parent.prompt, parent.entry_point
-        )
         assert parts.text not in variant.prompt
+        scan = scan_problem(variant)
+        assert scan.examples and not scan.unverifiable
+        assert not set(map(repr, scan_problem(parent).examples)) & set(map(repr, scan.examples))
         assert variant.transform == "metamorphic" and variant.label == "metamorphic"
         assert variant.provenance["generator"].startswith("openai:gen@")
         assert variant.provenance["judge"] == variant.provenance["generator"]
         assert variant.provenance["scenario"]["origin"] == "builtin"
         assert variant.provenance["scenario_pool"]["size"] == 12
         assert variant.provenance["scenario_pool"]["embedding"]["used"] is False
-    assert "assert similar_elements((3, 4, 5, 6),(5, 7, 4, 10)) == (4, 5)" in accepted["Mbpp/2/meta-0"].prompt
+    assert (
+        "def readings_too_close(readings: List[float], margin: float) -> bool:"
+        in accepted["HumanEval/0/meta-0"].prompt
+    )
+    # Mbpp/2's model proposed no names (the old answer form): the names stay, the examples are new.
+    assert accepted["Mbpp/2/meta-0"].entry_point == "similar_elements"
+    assert (
+        "assert similar_elements((3, 4, 5, 6),(5, 7, 4, 10)) == (4, 5)"
+        not in accepted["Mbpp/2/meta-0"].prompt
+    )
     # The two variants of a seed are set in two different scenarios.
     assert len({accepted[f"Mbpp/2/meta-{i}"].provenance["scenario"]["name"] for i in range(2)}) == 2
 
@@ -239,9 +282,10 @@ def test_a_different_seed_samples_other_scenarios_from_the_same_pool(
             return '{"preserved": true, "issues": []}'
         if CONTEXT_MARKER in text:
             return contexts(PARAMS["similar_elements"])
-        scenario = text.split("Setting: ", 1)[1].split(":", 1)[0]
-        return json.dumps({"description": f"In {scenario}, {DESCRIPTIONS['similar_elements']}"})
+        index = slots[int(body.get("seed") or 0)][0]
+        return json.dumps({"description": DESCRIPTIONS["similar_elements"][index]})
 
+    slots = {_seed(seed, index, 1): (index, 1) for seed in (0, 1) for index in range(3)}
     chosen = {}
     with ScriptedServer(lambda text: "", answer_with_body=agreeable) as server:
         for seed in (0, 1):
@@ -263,11 +307,13 @@ def test_context_and_verdict_readers() -> None:
     request = context_request(
         "Banking: accounts", "def f(a: list[int], b: int)", ["a", "b"], "Sum a up to b.", "chat"
     )
-    assert (
-        '{"a": "<its meaning in the setting>", "b": "<its meaning in the setting>"}' in request.messages[0][1]
-    )
+    assert '"a": {"name": "<new name>", "meaning": "<its meaning in the setting>"}' in request.messages[0][1]
     assert parse_contexts(request, 'Here: {"a": "balances", "b": "a limit"}', ["a", "b"]) == (
-        {"a": "balances", "b": "a limit"}, None,
+        Contexts({"a": "balances", "b": "a limit"}), None,
+    )  # fmt: skip
+    full = '{"function": "cap_sum", "parameters": {"a": {"name": "balances", "meaning": "the balances"}, "b": {"name": "`cap`", "meaning": "a limit"}}}'
+    assert parse_contexts(request, full, ["a", "b"]) == (
+        Contexts({"a": "the balances", "b": "a limit"}, {"a": "balances", "b": "cap"}, "cap_sum"), None,
     )  # fmt: skip
     assert parse_contexts(request, '{"a": "balances"}', ["a", "b"]) == (None, "no meaning for parameter b")
     assert parse_contexts(request, "{'a': 'x', 'b': 'y',", ["a", "b"]) == (
@@ -279,10 +325,10 @@ def test_context_and_verdict_readers() -> None:
     )
     assert base.prompt.endswith('{"a": "')
     assert parse_contexts(base, 'balances", "b": "a limit"', ["a", "b"]) == (
-        {"a": "balances", "b": "a limit"},
+        Contexts({"a": "balances", "b": "a limit"}),
         None,
     )
-    assert parse_contexts(base, "balances\n\nmore", ["a"]) == ({"a": "balances"}, None)
+    assert parse_contexts(base, "balances\n\nmore", ["a"]) == (Contexts({"a": "balances"}), None)
     judge = judge_request("def f(): ...", "def f(): ...", "completion")
     assert parse_verdict(judge, ' true, "issues": []') == (True, [], None)
     assert parse_verdict(judge, " maybe") == (None, [], "no JSON verdict in the answer")
@@ -292,15 +338,16 @@ def test_context_and_verdict_readers() -> None:
 
 
 def agreeable(body: dict[str, Any]) -> str:
-    """A model that always retells the task in the scenario it is given, and a judge that agrees."""
+    """A model that always retells the task in the scenario it is given (one retelling per slot), and a
+    judge that agrees."""
     text = request_text(body)
     if JUDGE_MARKER in text:
         return '{"preserved": true, "issues": []}'
     function = function_of(text)
     if CONTEXT_MARKER in text:
-        return contexts(PARAMS[function])
-    scenario = text.split("Setting: ", 1)[1].split(":", 1)[0]
-    return json.dumps({"description": f"In {scenario}: {DESCRIPTIONS[function]}"})
+        return named_contexts(function) if function in NEW_NAMES else contexts(PARAMS[function])
+    index = SLOT_OF.get(int(body.get("seed") or 0), (0, 1))[0]
+    return json.dumps({"description": DESCRIPTIONS[function][index]})
 
 
 @pytest.mark.server
@@ -326,11 +373,18 @@ def test_morph_run_metamorphic_with_an_llm_generator_end_to_end(tmp_path: Path) 
     variants = read_native(tmp_path / "v.jsonl")
     assert [v.id for v in variants] == ["HumanEval/0/meta-0", "HumanEval/0/meta-1"]
     for variant in variants:
-        assert variant.prompt.startswith(CLOSE.prompt.split('"""')[0])
-        assert "In " in variant.prompt and ">>> has_close_elements([1.0, 2.0, 3.0], 0.5)" in variant.prompt
+        assert variant.entry_point == "readings_too_close" and "readings: List[float]" in variant.prompt
+        assert ">>> has_close_elements([1.0, 2.0, 3.0], 0.5)" not in variant.prompt  # new examples
         assert variant.provenance["seed_acceptance"]["rate"] == 1.0
         assert all(test.has_expected for test in variant.tests)
-    assert "2 of 2 variants accepted" in result.stdout + result.stderr
+        figures = variant.provenance["figures"]
+        assert figures["residual_bleu4"] <= 0.45 and figures["conditions_kept"] == figures["conditions"]
+    assert "sibling_bleu4" in variants[1].provenance["figures"]
+    said = " ".join((result.stdout + result.stderr).split())
+    assert "2 of 2 variants accepted" in said
+    # DyCodeEval's own figures beside ours (the scripted server's are plumbing, not quality evidence).
+    assert "DyCodeEval reports external HumanEval 0.17, MBPP 0.02" in said
+    assert "seeds with all 2 variants: 1 of 1" in said
     assert (tmp_path / "home" / "scenarios").is_dir()
 
 

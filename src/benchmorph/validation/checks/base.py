@@ -101,6 +101,13 @@ class CheckInput:
     # Share of the variant's tests each program that ignores what it adds passes ("baselines").
     baseline_passes: dict[str, float] | None = None
     steps: Steps | None = None  # what a problem built from its parents' texts quotes of them ("steps")
+    # A retelling's accepted siblings (other rewrites of the same parent), compared before this one.
+    siblings: list[Variant] = field(default_factory=list)
+    # What the checks measured, by name: written by a check whether or not it finds anything, and kept
+    # in the candidate's provenance (``figures``) so a threshold can be read against the data.
+    figures: dict[str, float] = field(default_factory=dict)
+    # What one check computed that another of the same candidate reads (never shared between candidates).
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _pairs: tuple[tuple[int, int], list[tuple[Any, Any, Any]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -141,6 +148,9 @@ READS: dict[str, str] = {
     "steps": "what a problem built from its parents' texts quotes of them: the quoted texts, the parents' "
     "names, the first step's outputs handed to the second and its stated domain, and the parents' mutants "
     "the new tests let through",
+    "rewording": "a retelling's renames and scenario words, to measure what of the parent's wording is left"
+    " (a rewrite meant to defeat memorisation: same problem, new text)",
+    "siblings": "the retellings of the same parent accepted before this one (K rewrites that must differ)",
 }
 
 

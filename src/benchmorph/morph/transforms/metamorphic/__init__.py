@@ -32,8 +32,12 @@ class MetamorphicOptions(TransformOptions):
     generator: str = Field(RULES, min_length=1, description="'rules' (offline) or an LLM model spec.")
     variants: int = Field(5, ge=1, description="Variants per seed problem (K).")
     scenarios: int = Field(50, ge=1, description="LLM generator: size of the scenario pool.")
-    retries: int = Field(3, ge=0, description="LLM generator: regenerations of a failed variant.")
-    rename_entry_point: bool = Field(False, description="Rules generator: rename the function too.")
+    retries: int = Field(
+        3, ge=0, description="Regenerations of a variant that fails a check (rules: another retelling)."
+    )
+    rename_entry_point: bool = Field(
+        True, description="Rules generator: rename the function (off: the variants keep the parent's name)."
+    )
     judge: str | None = Field(None, description="LLM generator: judge model spec (default: the generator).")
     embedder: str | None = Field(
         None,

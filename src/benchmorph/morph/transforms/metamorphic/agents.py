@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import textwrap
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -55,8 +56,6 @@ from benchmorph.models.prompts import Request
 from benchmorph.morph.common.answers import parse_rewrite
 from benchmorph.morph.common.docstrings import (
     PromptParts,
-    assemble,
-    check_assembled,
     def_line,
     description_from_code,
     split_prompt,
@@ -73,10 +72,42 @@ from benchmorph.morph.common.scenarios import (
 )
 from benchmorph.morph.finalize import Draft, decided, finalize_variants
 from benchmorph.morph.transform import ACCEPTED, REJECTED, MorphContext
-from benchmorph.morph.transforms.metamorphic import TRANSFORM
-from benchmorph.morph.transforms.metamorphic.prompts import context_request, parse_contexts, rewrite_request
+from benchmorph.morph.transforms.metamorphic import TRANSFORM, document
+from benchmorph.morph.transforms.metamorphic.document import Block, Description
+from benchmorph.morph.transforms.metamorphic.names import free_name
+from benchmorph.morph.transforms.metamorphic.prompts import (
+    Contexts,
+    context_request,
+    parse_contexts,
+    rewrite_request,
+)
+from benchmorph.morph.transforms.metamorphic.renaming import identifiers, parse_module
+from benchmorph.morph.transforms.metamorphic.retelling import (
+    Renamed,
+    new_examples,
+    reference_for,
+    rename_all,
+    retelling_draft,
+    splice,
+)
+from benchmorph.morph.transforms.metamorphic.rules import check_signature
 from benchmorph.testgen.types import Signature, infer_signature
+from benchmorph.validation.concepts import conditions
+from benchmorph.validation.overlap import words
 
+# What a rewriter told that a retelling failed a gate should do differently.
+_OWN_WORDS = (
+    "it keeps too much of the original's wording: say every sentence with your own structure and words"
+)
+ADVICE: dict[str, str] = {
+    "residual-runs": _OWN_WORDS,
+    "residual-bleu": _OWN_WORDS,
+    "residual-difflib": _OWN_WORDS,
+    "sibling-distinct": "it reads too much like another retelling of this exercise: use other sentence "
+    "structures and other words",
+    "constraints-kept": "state that condition explicitly, with its numbers and words",
+    "meaning-atoms": "keep every word that makes a requirement (extremes, parity, order, counts, signs) and add none",
+}
 ID_PART = "meta"  # variant ids are <parent>/meta-<i>, as the transform names them
 DEFAULT_TEMPERATURE = 0.8
 DEFAULT_MAX_TOKENS = 1024
@@ -102,13 +133,20 @@ class Slot:
 
     parent: Problem  # prepared: its tests carry the parent's outputs
     parts: PromptParts
+    described: Description  # the parent's description taken apart (its examples' scan, indentation)
     signature: Signature
     index: int
     scenario: Scenario
     seed: int
     pool: dict[str, Any]
     setup_text: dict[str, str]
+    taken: set[str] = field(default_factory=set)  # identifiers of the parent's prompt and reference
+    shown: set[str] = field(default_factory=set)  # example inputs the seed's slots showed (shared)
     contexts: dict[str, str] | None = None
+    names: dict[str, str] = field(default_factory=dict)  # old parameter name -> new
+    function: str = ""  # the function's new name ("" until the contexts are read)
+    refused: list[str] = field(default_factory=list)  # proposed names that could not be used, and why
+    renamed: Renamed | None = None
     feedback: str | None = None
     failures: list[dict[str, Any]] = field(default_factory=list)
     records: list[Variant] = field(default_factory=list)  # rejected attempts
@@ -117,6 +155,7 @@ class Slot:
     verdict: dict[str, Any] | None = None
     failed_now: bool = False
     draft: Draft | None = None  # the attempt that passed
+    accepted: Variant | None = None  # its finalized candidate: what later siblings are compared with
 
     @property
     def id(self) -> str:
@@ -131,54 +170,75 @@ class Slot:
     def types(self) -> dict[str, str]:
         return {name: str(t) for name, t in self.signature.params}
 
+    @property
+    def entry_point(self) -> str:
+        return self.function or self.parent.entry_point
+
     def live(self, retries: int) -> bool:
         return self.draft is None and len(self.failures) <= retries
 
     def start_attempt(self) -> None:
         self.raw, self.prompt, self.verdict, self.failed_now = {}, None, None, False
 
+    def scenario_terms(self) -> list[str]:
+        """Every word the scenario brought: its name and text, the parameters' meanings and new names."""
+        texts = [
+            self.scenario.name,
+            self.scenario.text,
+            *(self.contexts or {}).values(),
+            *self.names.values(),
+        ]
+        return sorted({word for text in texts for word in words(text)})
+
     def provenance(self) -> dict[str, Any]:
         contexts = self.contexts or {}
-        return {
+        found: dict[str, Any] = {
             "generator": self.setup_text["generator"],
             "judge": self.setup_text["judge"],
             "scenario": self.scenario.to_json(),
             "scenario_pool": self.pool,
             "signature": self.signature.to_json(),
             "contexts": {name: {"type": self.types.get(name), "meaning": m} for name, m in contexts.items()},
+            "renames": {old: new for old, new in self.names.items() if old != new},
+            "scenario_terms": self.scenario_terms(),
             "judge_verdict": self.verdict,
             "attempts": self.attempt,
             "failed_attempts": list(self.failures),
             "seed": self.seed,
             "raw": dict(self.raw),
+            "parent_prompt": self.parent.prompt,
             "review_status": "unreviewed",
         }
+        if self.refused:
+            found["names_refused"] = list(self.refused)
+        if self.entry_point != self.parent.entry_point:
+            found["renamed_from"] = self.parent.entry_point
+        return found
 
     def variant(self, record_id: str | None = None) -> Variant:
-        """This attempt as a variant: the new prompt, the parent's reference and inputs (outputs recomputed)."""
+        """This attempt as a variant: the new prompt and names, the parent's reference renamed, its inputs."""
         parent = self.parent
         prompt = self.prompt or parent.prompt
+        renamed = self.renamed
         reference = parent.reference
-        if reference.startswith(
-            parent.prompt
-        ):  # HumanEval: the reference continues the prompt, docstring too
+        contract = parent.contract
+        entry_point = parent.entry_point
+        if renamed is not None and self.prompt is not None:
+            reference = reference_for(parent, renamed, prompt) or renamed.reference
+            contract, entry_point = renamed.contract, renamed.entry_point
+        elif reference.startswith(parent.prompt):  # HumanEval: the reference continues the prompt
             reference = prompt + reference[len(parent.prompt) :]
         excluded = {
-            "id",
-            "prompt",
-            "reference",
-            "tests",
-            "source",
-            "parent_id",
-            "transform",
-            "label",
-            "provenance",
-        }
+            "id", "prompt", "reference", "tests", "source", "parent_id", "transform", "label", "provenance",
+            "entry_point", "contract",
+        }  # fmt: skip
         return Variant(
             **parent.model_dump(exclude=excluded),
             id=record_id or self.id,
             prompt=prompt,
             reference=reference,
+            entry_point=entry_point,
+            contract=contract,
             tests=[TestCase(input=test.input, origin=test.origin) for test in parent.tests],
             source={"benchmark": parent.source.get("benchmark"), "derived_from": parent.id},
             parent_id=parent.id,
@@ -201,7 +261,8 @@ class Slot:
         if check == "context":
             self.contexts = None  # ask for contexts again; the rewriter has nothing to learn from it
         else:
-            self.feedback = reason  # the next rewrite is told why this one failed
+            advice = ADVICE.get(check)  # the next rewrite is told why this one failed, and what to do
+            self.feedback = f"{reason} ({advice})" if advice else reason
 
 
 # ------------------------------------------------------------------ the agents
@@ -275,7 +336,8 @@ def _sampling(setup: LlmSetup) -> Callable[[Slot], GenerationParams]:
 
 
 def generate_contexts(slots: Sequence[Slot], setup: LlmSetup, retries: int) -> None:
-    """Agent 3, the context generator: a meaning for every parameter of each slot, in its scenario."""
+    """Agent 3, the context generator: for each slot, a meaning and a new name for every parameter in its
+    scenario, and a new name for the function; the code is renamed with those that can be used."""
     todo = [slot for slot in slots if slot.contexts is None and not slot.failed_now]
     if not todo:
         return
@@ -301,18 +363,50 @@ def generate_contexts(slots: Sequence[Slot], setup: LlmSetup, retries: int) -> N
         contexts, reason = parse_contexts(request, text, slot.signature.names)
         if contexts is None:
             slot.fail("context", f"the contexts cannot be read: {reason}", retries)
+            continue
+        slot.contexts = contexts.meanings
+        _adopt_names(slot, contexts)
+        renamed = rename_all(slot.parent, slot.names, slot.entry_point)
+        if isinstance(renamed, str):  # the code cannot take new names: the old ones stay
+            slot.refused.append(renamed)
+            slot.names, slot.function = {}, ""
+            renamed = rename_all(slot.parent, {}, slot.parent.entry_point)
+        slot.renamed = renamed if not isinstance(renamed, str) else None
+
+
+def _adopt_names(slot: Slot, contexts: Contexts) -> None:
+    """The proposed names that can be used: identifiers, no keyword or builtin, none already taken, all
+    different; a letter-soup name (one character) is refused too.  Refusals are recorded."""
+    used = set(slot.taken)
+    slot.names, slot.function, slot.refused = {}, "", []
+    for old in slot.signature.names:
+        new = contexts.names.get(old, old)
+        if new == old:
+            continue
+        if len(new) < 2 or not free_name(new, used):
+            slot.refused.append(f"parameter {old} -> {new!r}")
+            continue
+        slot.names[old] = new
+        used.add(new)
+    proposed = contexts.function
+    if proposed and proposed != slot.parent.entry_point:
+        if len(proposed) >= 2 and free_name(proposed, used):
+            slot.function = proposed
         else:
-            slot.contexts = contexts
+            slot.refused.append(f"function {slot.parent.entry_point} -> {proposed!r}")
 
 
 def rewrite_descriptions(slots: Sequence[Slot], setup: LlmSetup, retries: int) -> None:
-    """Agent 4, the rewriter: the description retold; the prompt assembled and checked (validation b, structure)."""
+    """Agent 4, the rewriter: the whole description retold; the new prompt assembled with new worked
+    examples (``retelling``) and checked (validation b, structure: it parses, the arity is kept)."""
     todo = [slot for slot in slots if slot.contexts is not None and not slot.failed_now]
     if not todo:
         return
 
     def build(slot: Slot) -> Request:
-        stub = def_line(slot.parent.prompt, slot.parent.entry_point) or f"{slot.signature.render()}:"
+        old_stub = def_line(slot.parent.prompt, slot.parent.entry_point) or f"{slot.signature.render()}:"
+        renamed = slot.renamed
+        stub = (def_line(renamed.prompt, renamed.entry_point) if renamed is not None else None) or old_stub
         return rewrite_request(
             slot.scenario.text,
             stub,
@@ -322,6 +416,9 @@ def rewrite_descriptions(slots: Sequence[Slot], setup: LlmSetup, retries: int) -
             setup.generator.mode,
             slot.feedback,
             textwrap.dedent(slot.parts.examples),
+            names=slot.names,
+            conditions=conditions(slot.parts.text),
+            old_stub=old_stub,
         )
 
     answers = _ask_all(todo, build, setup.generator, setup, _sampling(setup), "metamorphic: rewrites")
@@ -330,27 +427,57 @@ def rewrite_descriptions(slots: Sequence[Slot], setup: LlmSetup, retries: int) -
         if text is None:
             slot.fail("rewrite", f"the rewriter gave no answer: {error}", retries)
             continue
+        renamed = slot.renamed or rename_all(slot.parent, {}, slot.parent.entry_point)
+        assert not isinstance(renamed, str)
         description, code, reason = parse_rewrite(request, text)
         if code is not None:
-            description, problem = description_from_code(slot.parent, code)
+            # The model answered with the whole function: its docstring, if the signature is the renamed one.
+            as_renamed = slot.parent.model_copy(
+                update={"prompt": renamed.prompt, "entry_point": renamed.entry_point}
+            )
+            description, problem = description_from_code(as_renamed, code)
             if problem is not None:
                 slot.fail(problem[0], problem[1], retries)
                 continue
         if description is None:
             slot.fail("rewrite", f"the rewrite cannot be read: {reason}", retries)
             continue
-        description = strip_examples(description, slot.parent.entry_point)
+        description = strip_examples(description, renamed.entry_point)
         if not description:
             slot.fail("rewrite", "the rewrite holds no description (only examples)", retries)
             continue
         if normalise(description) == normalise(slot.parts.text):
             slot.fail("rewrite", "the description was not retold (same text as the original)", retries)
             continue
-        prompt = assemble(slot.parts, description)
-        problem = check_assembled(slot.parent, prompt)
+        prompt = _assemble(slot, renamed, description)
+        if prompt is None:
+            slot.fail("prompt-shape", "the retold description cannot be written into the prompt", retries)
+            continue
         slot.prompt = prompt
+        problem = check_signature(
+            slot.parent, prompt, reference_for(slot.parent, renamed, prompt) or "", renamed.entry_point
+        )
         if problem is not None:
-            slot.fail(problem[0], problem[1], retries)
+            slot.fail("signature", problem, retries)
+
+
+def _assemble(slot: Slot, renamed: Renamed, description: str) -> str | None:
+    """The renamed prompt with the retold description and new worked examples in its docstring."""
+    paragraphs = [" ".join(part.split()) for part in re.split(r"\n\s*\n", description) if part.strip()]
+    blocks = [Block("prose", [paragraph]) for paragraph in paragraphs]
+    shows_names = def_line(slot.parent.prompt, slot.parent.entry_point) is not None
+    names = [slot.names.get(name, name) for name in slot.signature.names] if shows_names else None
+    examples = new_examples(
+        slot.parent,
+        slot.described.scan,
+        slot.index,
+        renamed.entry_point,
+        names,
+        slot.seed,
+        frozenset(slot.shown),
+    )
+    slot.shown.update(examples.inputs)
+    return splice(renamed, slot.described, blocks, examples)
 
 
 def judge_rewrites(slots: Sequence[Slot], setup: LlmSetup, retries: int) -> None:
@@ -377,20 +504,29 @@ def judge_rewrites(slots: Sequence[Slot], setup: LlmSetup, retries: int) -> None
             slot.fail("judge", f"the judge says the meaning changed: {said}", retries)
 
 
-def check_in_sandbox(slots: Sequence[Slot], engine: Engine, retries: int, progress: ProgressFactory) -> None:
-    """Validation (b) in the sandbox: ``finalize_variants`` with the parent's reference and every output kept."""
+def check_in_sandbox(
+    slots: Sequence[Slot],
+    engine: Engine,
+    retries: int,
+    progress: ProgressFactory,
+    everyone: Sequence[Slot] = (),
+) -> None:
+    """Validation (b) in the sandbox and the retelling gates: ``finalize_variants`` with the parent's
+    reference, every output kept, and each retelling compared with the siblings accepted before it
+    (``everyone``: all slots, those accepted in earlier rounds among them)."""
     todo = [slot for slot in slots if slot.prompt is not None and not slot.failed_now]
     if not todo:
         return
-    drafts = [
-        Draft(variant=slot.variant(), parent=slot.parent, outputs="keep", parent_defects="record")
-        for slot in todo
-    ]
+    drafts = [retelling_draft(slot.variant(), slot.parent) for slot in todo]
+    siblings: dict[str, list[Variant]] = defaultdict(list)
+    for slot in everyone or slots:
+        if slot.accepted is not None:
+            siblings[slot.parent.id].append(slot.accepted)
     with progress("metamorphic: sandbox check", len(drafts)) as advance:
-        finalized = finalize_variants(drafts, engine, advance)
+        finalized = finalize_variants(drafts, engine, advance, siblings=siblings)
     for slot, draft, record in zip(todo, drafts, finalized.candidates, strict=True):
         if record.provenance.get("status") == ACCEPTED:
-            slot.draft = draft
+            slot.draft, slot.accepted = draft, record
         else:
             check = str(record.provenance.get("check") or "sandbox")
             slot.fail(check, str(record.provenance.get("reason") or "not accepted"), retries, record)
@@ -428,6 +564,20 @@ def _setup(
         spec, judge_spec, cache, params, judge_params, policy=policy,
         concurrency=_option(ctx, "concurrency"), progress=ctx.progress,
     )  # fmt: skip
+
+
+def _identifiers(problem: Problem) -> set[str]:
+    """Every name the parent's prompt and reference use: a new name must be none of them."""
+    found: set[str] = set()
+    for source in (problem.prompt, problem.reference):
+        tree = parse_module(source) if not source.rstrip().endswith(":") else None
+        if tree is None:
+            from benchmorph.data.prompt import parse_prompt_stub
+
+            tree = parse_prompt_stub(source)
+        if tree is not None:
+            found |= identifiers(tree)
+    return found
 
 
 def _placeholder(parent: Problem, reason: str, check: str) -> Variant:
@@ -539,6 +689,10 @@ def _run(
         if isinstance(parts, str):
             records.append(_placeholder(parent, parts, "prompt-shape"))
             continue
+        described = document.read(parent.prompt, parent.entry_point)
+        if isinstance(described, str):
+            records.append(_placeholder(parent, described, "prompt-shape"))
+            continue
         signature = parameter_types(parent)
         if not signature.params:
             records.append(
@@ -546,8 +700,24 @@ def _run(
             )
             continue
         rng = random.Random(f"{ctx.seed}:{parent.id}")
+        taken = _identifiers(parent)
+        shown: set[str] = set()  # the seed's slots share it: K retellings show different examples
         for index, scenario in enumerate(pool.sample(variants, rng)):
-            slots.append(Slot(parent, parts, signature, index, scenario, ctx.seed, pool_info, texts))
+            slots.append(
+                Slot(
+                    parent,
+                    parts,
+                    described,
+                    signature,
+                    index,
+                    scenario,
+                    ctx.seed,
+                    pool_info,
+                    texts,
+                    taken=taken,
+                    shown=shown,
+                )  # fmt: skip
+            )
 
     for _ in range(retries + 1):
         live = [slot for slot in slots if slot.live(retries)]
@@ -558,7 +728,7 @@ def _run(
         generate_contexts(live, setup, retries)
         rewrite_descriptions(live, setup, retries)
         judge_rewrites(live, setup, retries)
-        check_in_sandbox(live, ctx.engine, retries, ctx.progress)
+        check_in_sandbox(live, ctx.engine, retries, ctx.progress, everyone=slots)
 
     return _with_acceptance(slots, records, variants, notes)
 

@@ -31,7 +31,7 @@ from typing import Any
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.models.embed import embed
-from benchmorph.morph.finalize import Draft, decided, finalize_variants
+from benchmorph.morph.finalize import SIBLINGS, Draft, decided, finalize_variants
 from benchmorph.morph.transform import (
     ACCEPTED,
     REJECTED,
@@ -39,21 +39,20 @@ from benchmorph.morph.transform import (
     MorphReport,
 )
 from benchmorph.morph.transforms.metamorphic import RULES, TRANSFORM, MetamorphicOptions
+from benchmorph.morph.transforms.metamorphic.retelling import retelling_draft
 from benchmorph.morph.transforms.metamorphic.rules import (
     RuleVariant,
-    applicable_templates,
     check_signature,
-    propose_variants,
+    prepare_seed,
+    retell_problem,
 )
-from benchmorph.testgen.types import infer_signature
+from benchmorph.validation.checks.base import CheckInput, Finding, checks_for
 from benchmorph.validation.diversity import (
     collision_probability,
     embedding_similarity,
     measure,
     with_diversity,
 )
-from benchmorph.validation.examples.recompute import scan_problem
-from benchmorph.validation.examples.scan import same_value
 
 AGENTS_MODULE = "benchmorph.morph.transforms.metamorphic.agents"
 
@@ -62,14 +61,13 @@ def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
     """The Variant a rules proposal stands for: inputs inherited, outputs to be recomputed."""
     provenance: dict[str, Any] = {
         "generator": RULES,
-        "template": proposal.template,
         "scenario": proposal.scenario,
-        "phrasing": proposal.phrasing,
         "renames": proposal.renames,
         "seed": seed,
         "index": proposal.index,
         "parent_prompt": parent.prompt,
         "review_status": "unreviewed",
+        **proposal.details,
     }
     if proposal.entry_point != parent.entry_point:
         provenance["renamed_from"] = parent.entry_point
@@ -91,67 +89,97 @@ def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
     )
 
 
-def examples_changed(parent: Problem, variant: Variant) -> str | None:
-    """Why the variant's worked examples are not the parent's (arguments and claimed values), or None.
+def screen(draft: Draft, siblings: Sequence[Variant]) -> tuple[Finding | None, dict[str, float]]:
+    """The first finding of the retelling gates that read only text (every registered check the draft
+    offers that reads ``rewording``), with ``siblings`` the retellings kept before it, or None.
 
-    ``finalize_variants`` rewrites an example to agree with the reference, so
-    an argument a rename reached into would be silently "fixed"; a rewrite
-    must leave every example as it was.
+    The rules generator screens its attempts with these before the sandbox, so that a retelling that
+    fails one is regenerated; ``finalize_variants`` runs the same checks again on what it keeps.  The
+    figures the checks measured come back with the finding.
     """
-    old, new = scan_problem(parent), scan_problem(variant)
-    if len(old.examples) != len(new.examples):
-        return f"the parent shows {len(old.examples)} examples, the variant {len(new.examples)}"
-    if len(old.unverifiable) != len(new.unverifiable):
-        return f"the parent shows {len(old.unverifiable)} explained examples, the variant {len(new.unverifiable)}"
-    for before, after in zip(old.examples, new.examples, strict=True):
-        try:
-            same = same_value(list(before.args), list(after.args)) and same_value(
-                before.claimed(), after.claimed()
-            )
-        except ValueError:
-            same = before.expected_text == after.expected_text and before.args == after.args
-        if not same:
-            if before.expected_text != after.expected_text:
-                return f"an example's answer changed: {before.expected_text!r} -> {after.expected_text!r}"
-            return f"an example's arguments changed: {before.args!r} -> {after.args!r}"
-    return None
+    item = CheckInput(variant=draft.variant, parent=draft.parent)
+    text_only = [check for check in checks_for(draft.offers()) if "rewording" in check.reads]
+    for check in text_only:
+        if SIBLINGS in check.reads:
+            continue
+        found = check(item)
+        if found is not None and found.severity == "reject":
+            return found, item.figures
+    item.siblings = list(siblings)
+    for check in text_only:
+        if SIBLINGS not in check.reads:
+            continue
+        found = check(item)
+        if found is not None and found.severity == "reject":
+            return found, item.figures
+    return None, item.figures
 
 
 def rules_drafts(
-    parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool
+    parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool = True, retries: int = 0
 ) -> tuple[list[Draft], list[Variant], list[str]]:
-    """Drafts of the rules generator for prepared parents: (drafts, rejected records, skip notes)."""
+    """Drafts of the rules generator for prepared parents: (drafts, rejected records, skip notes).
+
+    Each of a seed's ``variants`` slots tries up to ``retries + 1`` retellings
+    (attempt ``a`` of slot ``s`` is retelling ``s + a * variants``: other
+    templates, words, scenario and examples) and keeps the first that passes
+    the text gates against the slots kept before it (:func:`screen`); each
+    failed attempt is a rejected candidate ``<id>/attempt-<a>`` with its
+    check and reason.
+    """
     drafts: list[Draft] = []
     records: list[Variant] = []
     skipped: list[str] = []
     for parent in parents:
-        proposal = propose_variants(parent, variants, seed, rename_entry_point=rename_entry_point)
-        if proposal.skipped is not None and not proposal.variants:
-            skipped.append(f"{parent.id} ({proposal.skipped})")
+        prepared = prepare_seed(parent, seed)
+        if isinstance(prepared, str):
+            skipped.append(f"{parent.id} ({prepared})")
             continue
-        for rule_variant, check, reason in proposal.rejected:
-            records.append(decided(_variant(parent, rule_variant, seed), REJECTED, check, reason))
-        for rule_variant in proposal.variants:
-            variant = _variant(parent, rule_variant, seed)
-            problem = check_signature(parent, variant.prompt, variant.reference, variant.entry_point)
-            if problem is not None:
-                records.append(decided(variant, REJECTED, "signature", problem))
-                continue
-            changed = examples_changed(parent, variant)
-            if changed is not None:
-                records.append(decided(variant, REJECTED, "examples-changed", changed))
-                continue
-            drafts.append(
-                Draft(
-                    variant,
-                    parent,
-                    outputs="keep",
-                    failed_inputs="reject",
-                    examples="keep",
-                    parent_defects="record",
+        kept: list[Variant] = []
+        made_any = False
+        reasons: list[str] = []
+        for slot in range(variants):
+            for attempt in range(retries + 1):
+                last = attempt == retries
+                made = retell_problem(prepared, slot + attempt * variants, rename_entry_point)
+                if isinstance(made, str):
+                    reasons.append(made)
+                    continue
+                made_any = True
+                made.index = slot
+                variant = _variant(parent, made, seed)
+                record_id = variant.id if last else f"{variant.id}/attempt-{attempt + 1}"
+                problem = check_signature(parent, variant.prompt, variant.reference, variant.entry_point)
+                if problem is not None:
+                    records.append(_attempt(variant, record_id, attempt, "signature", problem, last))
+                    continue
+                draft = retelling_draft(variant, parent)
+                found, figures = screen(draft, kept)
+                if found is not None:
+                    variant = variant.model_copy(
+                        update={"provenance": {**variant.provenance, "figures": dict(figures)}}
+                    )
+                    records.append(_attempt(variant, record_id, attempt, found.check, found.reason, last))
+                    continue
+                variant = variant.model_copy(
+                    update={"provenance": {**variant.provenance, "attempts": attempt + 1}}
                 )
-            )
+                draft.variant = variant
+                kept.append(variant)
+                drafts.append(draft)
+                break
+        if not made_any:
+            skipped.append(f"{parent.id} ({reasons[0] if reasons else 'no retelling could be made'})")
     return drafts, records, skipped
+
+
+def _attempt(variant: Variant, record_id: str, attempt: int, check: str, reason: str, last: bool) -> Variant:
+    """A rejected attempt as a candidate record; the last one of a slot keeps the slot's id."""
+    shown = reason if not last or attempt == 0 else f"dropped after {attempt + 1} attempts; last: {reason}"
+    provenance = {**variant.provenance, "attempts": attempt + 1, "regenerated": not last}
+    return decided(
+        variant.model_copy(update={"id": record_id, "provenance": provenance}), REJECTED, check, shown
+    )
 
 
 def llm_drafts(
@@ -248,7 +276,40 @@ def publish(
             "variants; lowest: " + ", ".join(f"{pid} {value['rate']:.2f}" for pid, value in lowest)
         )
     notes.append(diversity.summary())
+    notes.extend(gate_summary(published, variants))
     return MorphReport(TRANSFORM, published, own, parents=len(parents), notes=notes)
+
+
+def gate_summary(published: Sequence[Variant], k: int) -> list[str]:
+    """Lines for the report: the retelling gates' figures on what was published, and the seeds with all K."""
+    from statistics import median
+
+    if not published:
+        return []
+    figures: dict[str, list[float]] = defaultdict(list)
+    for variant in published:
+        for key, value in (variant.provenance.get("figures") or {}).items():
+            figures[key].append(float(value))
+    shown = [
+        f"{label} median {median(figures[key]):.3f} (max {max(figures[key]):.3f})"
+        for key, label in (
+            ("residual_bleu4", "BLEU-4 with examples"),
+            ("residual_runs8", "8-word runs kept"),
+            ("residual_difflib", "difflib ratio"),
+            ("sibling_bleu4", "BLEU-4 to the closest earlier sibling"),
+        )
+        if figures.get(key)
+    ]
+    per_seed: dict[str, int] = defaultdict(int)
+    for variant in published:
+        per_seed[variant.parent_id] += 1
+    full = sum(1 for count in per_seed.values() if count >= k)
+    return [
+        "retelling gates, on the published variants (residual: renames mapped back, scenario words out): "
+        + "; ".join(shown),
+        f"seeds with all {k} variants: {full} of {len(per_seed)}: DyPass@{k} is measured on these "
+        f"(DyPass@k on the seeds with at least k)",
+    ]
 
 
 def _with_collisions(
@@ -261,16 +322,17 @@ def _with_collisions(
         if options.generator != RULES:
             pools[parent.id] = options.scenarios
             continue
-        try:
-            pools[parent.id] = len(applicable_templates(infer_signature(parent)))
-        except Exception:  # noqa: BLE001 - a seed whose inputs cannot be typed has no template pool
-            continue
+        seed = prepare_seed(parent, ctx.seed)
+        if not isinstance(seed, str) and seed.scenes:
+            pools[parent.id] = len(seed.scenes)
     chances = {pid: round(collision_probability(pool, k), 4) for pid, pool in pools.items()}
     if chances:
-        what = "scenario pool" if options.generator != RULES else "templates that fit the seed's types"
+        what = (
+            "scenario pool" if options.generator != RULES else "scenarios whose nouns fit the seed's inputs"
+        )
         notes.append(
             f"expected collision probability (two independent sets of {k} variants of a seed share a "
-            f"{'scenario' if options.generator != RULES else 'template'}; {what}): "
+            f"scenario; {what}): "
             f"mean {sum(chances.values()) / len(chances):.3f} over {len(chances)} seeds"
         )
     return [
@@ -331,7 +393,7 @@ def run_metamorphic(problems: Sequence[Problem], ctx: MorphContext) -> MorphRepo
     for problem_id, reason in sorted(prepared.unusable.items()):
         notes.append(f"{problem_id} skipped: its reference cannot be run ({reason})")
     drafts, records, skipped = rules_drafts(
-        prepared.problems, ctx.seed, options.variants, options.rename_entry_point
+        prepared.problems, ctx.seed, options.variants, options.rename_entry_point, options.retries
     )
     if skipped:
         notes.append(f"{len(skipped)} problems skipped by the rules generator: " + "; ".join(skipped))

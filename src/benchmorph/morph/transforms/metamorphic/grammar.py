@@ -1,0 +1,541 @@
+"""A grammar of the sentence shapes coding tasks are told in, and other ways to say each.
+
+HumanEval and MBPP state tasks in a few dozen shapes: "Write a function
+that VP", "Given X, return Y", "Return T if C, and F otherwise", "You are
+given X", "Your task is to VP", "Check if C", "A X is ADJ if C", "Assume C",
+"Filter X only for ones that C".  Each :class:`Shape` recognises one (a
+pattern over the whole sentence, with named slots) and offers templates that
+say the same thing with another structure: a moved condition, the
+imperative for the declarative, the active for the passive, a statement for
+a question.  The slots' words are then said anew by the vocabulary
+(``lexicon``), and code, quoted data, numbers and names are never touched:
+:func:`mask` hides them behind placeholders first.
+
+A sentence no shape recognises keeps its structure and has only its
+vocabulary changed (status ``reworded``), or nothing (``kept``); the
+caller counts both.  A template that would move a condition past a pronoun
+pointing back at it, past a second clause, or ahead of the name it
+introduces is not used (the rules the old rewriter learnt from review).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from benchmorph.morph.transforms.metamorphic.lexicon import base_form, paraphrase, pick, third_person
+
+PLACEHOLDER = re.compile(r"§(\d+)§")
+
+
+@dataclass
+class Masked:
+    """A sentence with its untouchable spans replaced by ``§n§`` placeholders."""
+
+    text: str
+    spans: list[str] = field(default_factory=list)
+    entry: str = ""  # what the function's placeholder ``§E§`` stands for
+
+    def hide(self, value: str) -> str:
+        self.spans.append(value)
+        return f"§{len(self.spans) - 1}§"
+
+    def show(self, text: str) -> str:
+        for _ in range(3):  # a span may hold a placeholder of an earlier step
+            text = PLACEHOLDER.sub(lambda m: self.spans[int(m.group(1))], text)
+        return text.replace("§E§", f"`{self.entry}`" if self.entry else "§E§")
+
+
+_QUOTED = re.compile(r"`[^`\n]+`|`[^'\n]+'|'[^'\n]*'|\"[^\"\n]*\"")
+_URL = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu)\b\S*", re.I)
+# Code and formulas inside prose: calls and subscripts (poly(x), s[i]), operators with what they join,
+# snake_case and primed names (x_mean, l'), numbers glued to letters (2n, x1), intervals ([1, N * N]).
+_CODE = re.compile(
+    r"\w+(?:\s*\[[^\]\n]*\]|\([^()\n]*\))+|\[[^\]\n]*\]|\w*(?:\*\*|\^|==|!=|<=|>=|=)\w*"
+    r"|(?<![\w'])[A-Za-z]+'(?!\w)|\b\w*_\w*\b|\b\d+[A-Za-z]+\w*|\b[A-Za-z]+\d\w*|[<>≤≥]|(?<=\s)[*/+%-](?=\s)"
+)
+_NUMBER = re.compile(r"(?<![\w.§])-?\d+(?:\.\d+)?(?![\w§])")
+
+
+def mask(
+    sentence: str,
+    protect: Callable[[Masked, str], str] | None = None,
+    rename_code: Callable[[str], str] | None = None,
+) -> Masked:
+    """``sentence`` with URLs, quoted spans, code and numbers hidden; ``protect`` may hide more first, and
+    ``rename_code`` renames the parameters inside a hidden piece of code (``len(arr)``)."""
+    masked = Masked(sentence)
+    text = sentence
+    if protect is not None:
+        text = protect(masked, text)
+    code = rename_code or (lambda piece: piece)
+    text = _URL.sub(lambda m: masked.hide(m.group(0)), text)
+    text = _QUOTED.sub(lambda m: masked.hide(m.group(0)), text)
+    text = _CODE.sub(
+        lambda m: (
+            m.group(0)
+            if PLACEHOLDER.fullmatch(m.group(0)) or "§" in m.group(0)
+            else masked.hide(code(m.group(0)))
+        ),
+        text,
+    )
+    text = _NUMBER.sub(lambda m: masked.hide(m.group(0)), text)
+    masked.text = text
+    return masked
+
+
+# ------------------------------------------------------------------ shapes
+
+_BACK_REFERENCE = re.compile(r"\b(?:they|them|their|it|its|this|these|those|such|that)\b", re.I)
+_CLAUSE_VERB = re.compile(
+    r"\b(?:is|are|was|were|will|has|have|had|contains?|consists?|be|can|does|do|did|should|must|may|"
+    r"lies|lie|holds?|exists?|appears?|occurs?|starts?|ends?|equals?)\b",
+    re.I,
+)
+_IMPERATIVE = (
+    "return|find|count|determine|compute|calculate|check|sort|apply|obtain|remove|filter|select|add|"
+    "multiply|generate|create|make|split|flip|insert|output|replace|extract|concatenate|convert|get|"
+    "round|reverse|perform|detect|identify|change|separate|delete|keep|build|produce|list|ignore|use|"
+    "append|circular\\s+shift|evaluate|encode|decode|swap|validate|parse|sum|choose|pick|write|implement"
+)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A sentence shape: a pattern with named slots and the templates that retell it.
+
+    ``guard`` may refuse a match (a slot that is not what the shape needs);
+    ``movers`` are the templates that move the condition slot ``c``/``x``
+    after the rest: they are dropped where :func:`may_move` says no.
+    """
+
+    name: str
+    pattern: re.Pattern[str]
+    templates: tuple[str, ...]
+    movers: tuple[str, ...] = ()
+    guard: Callable[[dict[str, str]], bool] | None = None
+
+
+def _p(text: str) -> re.Pattern[str]:
+    return re.compile(text, re.I | re.S)
+
+
+def _clause(slot: str) -> Callable[[dict[str, str]], bool]:
+    return lambda groups: bool(_CLAUSE_VERB.search(groups.get(slot, "")))
+
+
+_PRONOUN_START = re.compile(r"^(?:them|it|they|those|these|this|that)\b", re.I)
+
+
+def _not_pronoun(groups: dict[str, str]) -> bool:
+    """The answer slot names a value ("None", "the list"), not a pronoun ("them as None")."""
+    return not _PRONOUN_START.match(groups.get("y", ""))
+
+
+def _no_comma(*slots: str) -> Callable[[dict[str, str]], bool]:
+    return lambda groups: not any(re.search(r"[,;:]", groups.get(slot, "")) for slot in slots)
+
+
+def _begins_imperative(groups: dict[str, str]) -> bool:
+    vp = groups.get("vp", "")
+    return bool(re.match(rf"(?:{_IMPERATIVE})\b", vp, re.I)) and not re.match(
+        r"(?:each|every|all)\b", groups.get("x", ""), re.I
+    )
+
+
+_E = r"(?:§E§)"  # the entry point, hidden behind this placeholder
+_FUNC = rf"(?:this\s+function|the\s+function|it|{_E})"
+_TF = r"(?P<t>true|false)"
+_OTHERWISE = (
+    r"(?:\s+otherwise|\s+in\s+any\s+other\s+cases?|\s+in\s+all\s+other\s+cases|\s+in\s+other\s+cases|\s+else)"
+)
+
+SHAPES: tuple[Shape, ...] = (
+    Shape(
+        "write-function",
+        _p(rf"^(?:please\s+)?(?:write|create|implement|complete|code|define|provide)\s+(?:a|an|the)\s+"
+           rf"(?:python\s+)?function(?:\s+(?:{_E}|(?!to\b|that\b|which\b)[A-Za-z_]\w*)(?:\s*\(\))?)?\s+"
+           rf"(?P<conj>to|that|which)\s+(?P<vp>(?!that\b|which\b|to\b).+?)\.?$"),
+        ("{VP}.", "The function should {vp}.", "The job is to {vp}.", "Your code should {vp}.",
+         "What is wanted is a function to {vp}."),
+    ),
+    Shape(
+        "your-task",
+        _p(r"^(?:your\s+(?:task|goal|job)\s+is\s+to|you\s+have\s+been\s+tasked\s+to|you\s+are\s+tasked\s+to"
+           r"|you\s+will\s+have\s+to|you\s+have\s+to|you\s+need\s+to)\s+(?P<vp>.+?)\.?$"),
+        ("{VP}.", "The job is to {vp}.", "What is asked is to {vp}.", "The aim here is to {vp}.",
+         "You are asked to {vp}."),
+    ),
+    Shape(
+        "return-bool",
+        _p(rf"^(?:{_FUNC}\s+(?:should\s+)?returns?|returns?)\s+{_TF}\s+(?P<conj>if|when|whenever)\s+(?P<c>.+?)"
+           rf"(?:,?\s+(?:and|or)\s+(?:returns?\s+)?(?P<f>true|false)(?P<ow>{_OTHERWISE})?)?\.?$"),
+        ("If {c}, return {t}{F_SEMI}.", "The answer is {t} when {c}{F_AND}.", "Give back {t} whenever {c}{F_AND}.",
+         "When {c}, the result is {t}{F_IT}.", "{T} is the result if {c}{F_AND}."),
+    ),
+    Shape(
+        "if-return",
+        _p(r"^(?P<conj>if|when)\s+(?P<c>[^,;]+?),?\s+(?:then\s+)?(?:(?:you\s+should|the\s+function\s+should|"
+           r"it\s+should|the\s+function\s+will)\s+)?returns?\s+(?P<y>[^,;]+?)\.?$"),
+        ("Return {y} if {c}.", "When {c}, the result is {y}.", "Give back {y} whenever {c}.",
+         "In case {c}, produce {y}.", "The answer is {y} when {c}."),
+        movers=("Return {y} if {c}.", "Give back {y} whenever {c}.", "The answer is {y} when {c}."),
+        guard=_not_pronoun,
+    ),
+    Shape(
+        "return-if",
+        _p(r"^returns?\s+(?P<y>[^,;]+?)\s+(?P<conj>if|when)\s+(?P<c>[^,;]+?)\.?$"),
+        ("If {c}, return {y}.", "When {c}, the result is {y}.", "Give back {y} whenever {c}.",
+         "In case {c}, produce {y}.", "Whenever {c}, output {y}."),
+        guard=lambda groups: _clause("c")(groups) and _not_pronoun(groups),
+    ),
+    Shape(
+        "given-verb",
+        _p(rf"^given\s+(?P<x>[^,;]+?),\s*(?:you\s+(?:should|need\s+to|have\s+to)\s+)?(?P<vp>(?:{_IMPERATIVE})\b.+?)\.?$"),
+        ("Taking {x} as input, {vp}.", "With {x} as input, {vp}.", "For {x}, {vp}.", "{VP} for {x}.",
+         "The input is {x}; {vp}."),
+        movers=("{VP} for {x}.",),
+    ),
+    Shape(
+        "for-given",
+        _p(r"^(?:for|from|out\s+of)\s+(?P<x>(?:(?:a|an|the)\s+|§)(?:given\s+|supplied\s+)?(?!each|every|all)[^,;]+?),\s*"
+           rf"(?P<vp>(?:{_IMPERATIVE})\b.+?)\.?$"),
+        ("Taking {x}, {vp}.", "Starting from {x}, {vp}.", "With {x} as input, {vp}.", "{VP} for {x}."),
+        movers=("{VP} for {x}.",),
+        guard=_begins_imperative,
+    ),
+    Shape(
+        "given-alone",
+        _p(rf"^given\s+(?P<x>(?:(?!\b(?:{_IMPERATIVE})\b)[^,;])+?)\.?$"),
+        ("The input is {x}.", "You receive {x}.", "The function is passed {x}.", "The function receives {x}."),
+    ),
+    Shape(
+        "you-are-given",
+        _p(r"^(?:you\s+are|you're|you\s+will\s+be|you'll\s+be|we\s+are)\s+given\s+(?P<x>.+?)\.?$"),
+        ("The input is {x}.", "The function receives {x}.", "You receive {x}.", "The function is handed {x}.",
+         "Suppose you have {x}."),
+    ),
+    Shape(
+        "input-is",
+        _p(r"^inputs?\s+(?:to\s+this\s+function\s+)?(?:is|are)\s+(?P<x>.+?)\.?$"),
+        ("The function receives {x}.", "This helper is given {x}.", "As input, the function gets {x}."),
+    ),
+    Shape(
+        "takes-returns",
+        _p(rf"^{_FUNC}\s+(?:takes|receives|accepts)\s+(?P<x>.+?)\s+and\s+returns\s+(?P<y>.+?)\.?$"),
+        ("Given {x}, return {y}.", "From {x}, the function produces {y}.", "It receives {x} and gives back {y}.",
+         "The input is {x}; the output is {y}."),
+    ),
+    Shape(
+        "takes-as-input",
+        _p(rf"^(?P<who>{_FUNC})\s+takes\s+(?P<x>.+?)\s+as\s+(?:an?\s+)?(?:input|argument|parameter)\.?$"),
+        ("The input of {who} is {x}.", "{Who} receives {x}.", "As input, {who} gets {x}."),
+    ),
+    Shape(
+        "is-a-function-that",
+        _p(rf"^(?P<who>{_E})\s+is\s+a\s+function\s+that\s+(?P<vp3>.+?)\.?$"),
+        ("The function {who} {vp3}.", "What {who} does: it {vp3}.", "{Who} should {vp}."),
+    ),
+    Shape(
+        "should-return",
+        _p(rf"^(?:{_FUNC}|you)\s+(?:should|will|shall)\s+return\s+(?P<y>.+?)\.?$"),
+        ("Return {y}.", "Give back {y}.", "The output should be {y}."),
+    ),
+    Shape(
+        "declares-return",
+        _p(rf"^(?P<who>{_FUNC})\s+(?:returns|outputs)\s+(?P<y>.+?)\.?$"),
+        ("The output of {who} is {y}.", "{Who} gives back {y}.", "What {who} produces is {y}."),
+    ),
+    Shape(
+        "otherwise-return",
+        _p(r"^otherwise,?\s+(?:it\s+should\s+|you\s+should\s+|the\s+function\s+should\s+)?returns?\s+(?P<y>.+?)\.?$"),
+        ("In all other cases, return {y}.", "In any other case the result is {y}.", "Otherwise the answer is {y}."),
+    ),
+    Shape(
+        "return",
+        _p(r"^returns?\s+(?P<y>.+?)\.?$"),
+        ("Give back {y}.", "The function returns {y}.", "Produce {y}.", "Output {y}.", "Report {y}."),
+    ),
+    Shape(
+        "check-in-are",
+        _p(r"^(?:check|determine)\s+(?:if|whether)\s+in\s+(?P<x>[^,;]+?),\s*(?:are|is)\s+(?P<y>.+?)\??\.?$"),
+        ("Decide whether there are {y} in {x}.", "Determine whether {x} holds {y}.",
+         "Work out whether {x} contains {y}.", "Report whether there are {y} in {x}."),
+    ),
+    Shape(
+        "check",
+        _p(r"^(?:check|checks|test|determine|evaluate|find)\s+(?:if|whether)\s+(?P<c>.+?)(?:\s+or\s+not)?\.?$"),
+        ("Determine whether {c}.", "Decide if {c}.", "Work out whether {c}.", "Report whether {c}.",
+         "Find out whether {c}."),
+    ),
+    Shape(
+        "assume",
+        _p(r"^(?:note:\s*)?(?:you\s+(?:may|can)\s+assume|we\s+assume|assume|it\s+is\s+(?:assumed|guaranteed))\s+"
+           r"(?:that\s+)?(?P<c>.+?)\.?$"),
+        ("It is safe to assume that {c}.", "You can take it as given that {c}.", "Rely on the fact that {c}.",
+         "You may assume that {c}.", "It is guaranteed that {c}."),
+        guard=_clause("c"),
+    ),
+    Shape(
+        "means-a",
+        _p(r"^(?P<det>a|an|the)\s+(?P<n>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s+is\s+(?P<d>(?:a|an)\s+.+?)\.?$"),
+        ("By {det} {n} we mean {d}.", "{Det} {n} means {d}.", "We call {d} {det} {n}."),
+    ),
+    Shape(
+        "means-the",
+        _p(r"^(?P<det>a|an|the)\s+(?P<n>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s+is\s+(?P<d>the\s+(?!same\b).+?)\.?$"),
+        ("By {det} {n} we mean {d}.", "{Det} {n} means {d}."),
+    ),
+    Shape(
+        "if-then",
+        _p(r"^(?P<conj>if|when)\s+(?P<c>[^,;]+?),\s*(?:then\s+)?(?P<s>(?!return\b)[^,;]+?)\.?$"),
+        ("{S} if {c}.", "When {c}, {s}.", "In case {c}, {s}.", "Whenever {c}, {s}."),
+        movers=("{S} if {c}.",),
+        guard=lambda groups: bool(_CLAUSE_VERB.search(groups.get("s", ""))) or _begins_imperative({"vp": groups.get("s", "")}),
+    ),
+    Shape(
+        "do-not",
+        _p(r"^(?:do\s+not|don't)\s+(?P<verb>use|change|modify|alter)\s+(?P<x>.+?)\.?$"),
+        ("{X} is not to be {done}.", "{X} may not be {done}."),
+    ),
+    Shape(
+        "definition",
+        _p(r"^(?P<det>a|an)\s+(?P<n>[a-z][\w' -]*?)\s+is\s+(?:considered\s+(?:to\s+be\s+)?|said\s+to\s+be\s+|called\s+)?"
+           r"(?P<adj>[a-z]+)\s+(?P<conj>if\s+and\s+only\s+if|if|when)\s+(?P<c>.+?)\.?$"),
+        ("We call {det} {n} {adj} {conj} {c}.", "{Det} {n} counts as {adj} {conj} {c}.",
+         "{Det} {n} is deemed {adj} {conj} {c}."),
+    ),
+    Shape(
+        "filter-ones",
+        _p(r"^filter\s+(?P<x>.+?)\s+only\s+for\s+(?:ones|those|the\s+ones)\s+that\s+(?P<c>.+?)\.?$"),
+        ("Keep only the members of {x} that {c}.", "From {x}, select only the ones that {c}.",
+         "Return only those entries of {x} that {c}."),
+    ),
+    Shape(
+        "filter-for",
+        _p(r"^filter\s+(?P<x>.+?)\s+only\s+for\s+(?P<y>[\w §-]+?)\.?$"),
+        ("Keep only the {y} in {x}.", "From {x}, select only the {y}.", "Return only the {y} found in {x}."),
+    ),
+    Shape(
+        "note-imperative",
+        _p(rf"^(?:note|notes)\s*:\s*(?P<vp>(?:{_IMPERATIVE})\b.+?)\.?$"),
+        ("Keep in mind: {VP}.", "Important: {VP}.", "Remember to {vp}."),
+    ),
+    Shape(
+        "note",
+        _p(r"^(?:note|notes)\s*:\s*(?P<s>.+?)$"),
+        ("Keep in mind that {s}", "Bear in mind that {s}", "Important: {S}", "Note that {s}"),
+    ),
+    Shape(
+        "imperative",
+        _p(rf"^(?P<vp>(?:{_IMPERATIVE})\b(?!\s+(?:\w+\s+)?(?:is|are|was|were)\b).+?)\.?$"),
+        ("The function should {vp}.", "The job is to {vp}.", "Your code should {vp}.", "Have the function {vp}."),
+    ),
+)  # fmt: skip
+
+# "Your task is to write a function that ...": the wrapper goes, the inner request is the sentence.
+_FRAME = re.compile(r"^in\s+this\s+(?:problem|task|kata|exercise),\s+", re.I)
+_WRAPPED_REQUEST = re.compile(
+    r"^(?:your\s+(?:task|goal|job)\s+is\s+to|you\s+have\s+been\s+tasked\s+to|you\s+are\s+tasked\s+to"
+    r"|you\s+have\s+to|you\s+need\s+to|in\s+this\s+(?:problem|task|kata),\s+you\s+will)\s+"
+    r"(?=(?:write|implement|create)\s+(?:a|an|the)\s+(?:python\s+)?function)",
+    re.I,
+)
+_TYPE_HEADS = re.compile(
+    r"\b(?:list|array|string|sequence|tuple|dictionary|number|integer|word|sentence)s?\b", re.I
+)
+
+
+def may_move(groups: dict[str, str], names: Sequence[str], show: Callable[[str], str] = str) -> bool:
+    """Whether the condition may go after the rest: no pronoun in the rest pointing back at it, no second
+    clause in the rest, and no name the condition introduces used in the rest (``show`` reveals the
+    placeholders, where the names hide)."""
+    rest = show(" ".join(groups.get(key, "") for key in ("y", "vp")))
+    cond = show(groups.get("c") or groups.get("x") or "")
+    if _BACK_REFERENCE.search(rest) or re.search(r"[,;:]", rest):
+        return False
+    heads = {m.group(0).lower().rstrip("s") for m in _TYPE_HEADS.finditer(cond)}
+    if heads & {m.group(0).lower().rstrip("s") for m in _TYPE_HEADS.finditer(rest)}:
+        return False  # "... in a list, for a given list of ...": the rest points back at the moved input
+    return not any(
+        re.search(rf"(?<!\w){re.escape(n)}(?!\w)", cond) and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", rest)
+        for n in names
+    )
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+_FUNCTION_WORDS = frozenset(
+    "the a an this that these those it its each every all any some no one two three his her their there "
+    "if when while for from in on of to with as by your you we our returned given do don't both".split()
+)
+
+
+def _lower_first(text: str) -> str:
+    """A slot's first word in lowercase where it only opened the sentence ("The list" inside another
+    sentence is "the list"); names, literals (None, True) and acronyms keep their case."""
+    first = re.match(r"[A-Za-z]+", text)
+    if first is None or first.group(0).lower() not in _FUNCTION_WORDS or first.group(0).isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+@dataclass
+class Retold:
+    text: str
+    status: str  # restructured | reworded | kept
+    shape: str | None = None
+
+
+def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), position: int = 0) -> Retold:
+    """The masked sentence retold: a shape's template with its slots reworded, or only reworded."""
+    sentence = _WRAPPED_REQUEST.sub("", _FRAME.sub("", masked.text.strip()))
+    sentence = sentence[:1].upper() + sentence[1:] if masked.text.strip()[:1].isupper() else sentence
+    opened_upper = sentence[:1].isupper()
+    for shape in SHAPES:
+        match = shape.pattern.match(sentence)
+        if match is None:
+            continue
+        groups = {key: (value or "").strip() for key, value in match.groupdict().items()}
+        if shape.guard is not None and not shape.guard(groups):
+            continue
+        templates = list(shape.templates)
+        if shape.movers and not may_move(groups, names, masked.show):
+            templates = [t for t in templates if t not in shape.movers]
+        # A template that opens with the parent's own first word says the sentence the same way.
+        opening = sentence.split()[0].lower() if sentence.split() else ""
+        fresh = [t for t in templates if t.split()[0].strip("{}").lower() != opening]
+        templates = fresh or templates
+        if not templates:
+            continue
+        # ``position``: the sentence's place in the description, so that two sentences of one shape in a
+        # row are not told with the same template ("The job is to ... The job is to ...").
+        template = pick(templates, choice + position, salt + shape.name)
+        text = _render(template, groups, choice, salt)
+        return Retold(_finish(text), "restructured", shape.name)
+    reworded, changed = paraphrase(sentence, choice, salt)
+    reduced = reduce_clauses(reworded)
+    changed += int(reduced != reworded)
+    reworded = reduced
+    if choice % 2 == 0:
+        swapped = possessive(reworded)
+        changed += int(swapped != reworded)
+        reworded = swapped
+    return Retold(_finish(reworded, capitalise=opened_upper), "reworded" if changed else "kept")
+
+
+def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> str:
+    slots: dict[str, str] = {}
+    for key, value in groups.items():
+        if key in ("conj", "adj", "ow", "t", "f", "who"):
+            slots[key] = value
+            continue
+        if key == "det":
+            slots[key] = value.lower()
+            continue
+        value = _verb_lower(_lower_first(value))
+        if key == "vp" and groups.get("conj", "").lower() in ("that", "which"):
+            value = base_form(value)  # before the vocabulary: its base-form words are then chosen
+        said, _ = paraphrase(value, choice, salt, sentence_start=False)
+        said = reduce_clauses(said)
+        slots[key] = possessive(said) if choice % 2 == 0 else said
+    for key in ("vp", "vp3", "y", "c", "x"):
+        if key in slots:
+            slots[key] = _verb_lower(slots[key])
+    if "vp" in groups:
+        vp = slots["vp"]
+        slots["vp"] = base_form(vp) if groups.get("conj", "").lower() in ("that", "which") else vp
+        slots["vp3"] = third_person(slots["vp"])
+    if "vp3" in groups:
+        slots["vp3"] = slots.get("vp3", "")
+        slots["vp"] = base_form(slots["vp3"])
+    slots["done"] = {"use": "used", "change": "changed", "modify": "modified", "alter": "altered"}.get(
+        groups.get("verb", "").lower(), ""
+    )
+    if groups.get("verb", "").lower() != "use":
+        slots["x"] = slots.get("x", "")
+    false = groups.get("f", "")
+    slots["F_SEMI"] = f"; otherwise return {false}" if false else ""
+    slots["F_AND"] = f", and {false} in all other cases" if false else ""
+    slots["F_IT"] = f"; in all other cases it is {false}" if false else ""
+    for key in list(slots):
+        slots[key[:1].upper() + key[1:]] = _cap(slots[key])
+    slots["VP"] = _cap(slots.get("vp", ""))
+    return template.format_map(_Missing(slots))
+
+
+_POSSESSIVE = re.compile(
+    r"\bthe\s+(?P<n>(?:[a-z]+\s)?[a-z]+)\s+of\s+(?P<det>a|an|the)\s+(?P<m>(?:[a-z-]+\s){0,2}?[a-z]+)"
+    r"(?=\s*(?:[,.;:!?()]|$)|\s+(?:and|or|if|when|that|which|in|with|from|to|by|is|are)\b)"
+)
+_NOT_POSSESSED = frozenset(
+    "rest number order case kind type set list sequence part parts top bottom group groups one ones way".split()
+)
+
+
+def possessive(text: str) -> str:
+    """ "the volume of a sphere" -> "a sphere's volume": the N of the M, for a singular M of a few words."""
+
+    def swap(match: re.Match[str]) -> str:
+        noun, owner = match.group("n"), match.group("m")
+        if (
+            owner.split()[-1].endswith("s")
+            or noun.split()[-1] in _NOT_POSSESSED
+            or noun.split()[0] in _NOT_POSSESSED
+        ):
+            return match.group(0)
+        if any(word in ("of", "and", "or", "the", "a", "an") for word in (noun + " " + owner).split()):
+            return match.group(0)
+        return f"{match.group('det')} {owner}'s {noun}"
+
+    return _POSSESSIVE.sub(swap, text)
+
+
+_REDUCIBLE = re.compile(
+    r"\b(?P<noun>[a-z]+s)\s+(?:that|which)\s+are\s+(?=(?:at|in|on|from|between|divisible|greater|less|larger|"
+    r"smaller|higher|lower|bigger|equal|odd|even|positive|negative|prime|present)\b)"
+)
+_ING = {"contain": "containing", "occur": "occurring", "appear": "appearing", "start": "starting",
+        "end": "ending", "have": "having", "begin": "beginning", "hold": "holding", "include": "including"}  # fmt: skip
+_RELATIVE_VERB = re.compile(
+    r"\b(?P<noun>[a-z]+s)\s+(?:that|which)\s+(?P<verb>" + "|".join(_ING) + r")\b(?!\s+(?:or|and)\s)"
+)
+
+
+def reduce_clauses(text: str) -> str:
+    """ "elements that are at odd indices" -> "elements at odd indices"; "words that contain" -> "words
+    containing": a relative clause on a plural noun said as a phrase (the meaning is the same)."""
+    text = _REDUCIBLE.sub(lambda m: m.group("noun") + " ", text)
+    return _RELATIVE_VERB.sub(lambda m: f"{m.group('noun')} {_ING[m.group('verb')]}", text)
+
+
+def _verb_lower(text: str) -> str:
+    """A slot that opens with a verb ("Find the ...") in lowercase, for a template that puts it mid-sentence."""
+    first = re.match(r"[A-Za-z]+", text)
+    if (
+        first is not None
+        and re.fullmatch(_IMPERATIVE, first.group(0).lower())
+        and first.group(0)[1:].islower()
+    ):
+        return text[:1].lower() + text[1:]
+    return text
+
+
+class _Missing(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def _finish(text: str, capitalise: bool = True) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    # "than given `margin`": a name after a bare "given" reads better with its article.
+    text = re.sub(r"(?<!\bthe )(?<!\ba )(?<!^)\bgiven\s+(?=§)", "the given ", text)
+    text = re.sub(r"\s+([.!?;])$", r"\1", text)  # only at the end: " . or ," mid-sentence may be data
+    text = re.sub(r"([.!?])\.$", r"\1", text)
+    text = re.sub(r"(?<=\w),\.$", ".", text)
+    if text and text[-1] not in ".!?:;" and not re.search(r"\s[^\w\s]$", text):  # "be . or ," ends in data
+        text += "."
+    return _cap(text) if capitalise else text

@@ -1,0 +1,406 @@
+"""The rewriter's vocabulary: phrases that can be said another way in any sentence of a coding task.
+
+Every entry maps a phrase (lowercase words, matched as whole words) to
+alternatives a reader takes for the same requirement in *every* context
+the benchmarks use it in: "check whether" / "determine whether", "the
+largest" / "the biggest", "consisting of" / "made up of".  A word whose
+sense depends on its sentence ("order", "number", "multiple") has no entry,
+or only inside a longer phrase that fixes its sense ("a multiple of" has
+none; "in case of" has none).  Alternatives stay inside the meaning classes
+of ``validation.concepts`` (largest and biggest are both ``max``), so the
+meaning checks read the rewrite as saying the same.
+
+Which alternative a variant uses depends on its index and the phrase, so
+the K variants of one seed pick different ones (siblings differ) and one
+variant says the same phrase the same way throughout (it reads consistent).
+
+:data:`VERBS` gives third-person and base forms of the task verbs, so that
+"a function that returns X" and "return X" can be turned into one another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Entry:
+    phrase: str
+    alternatives: tuple[str, ...]
+
+
+def _entries(table: dict[str, tuple[str, ...]]) -> tuple[Entry, ...]:
+    return tuple(Entry(phrase, alternatives) for phrase, alternatives in table.items())
+
+
+PHRASES: tuple[Entry, ...] = _entries(
+    {
+        # task verbs and their objects
+        "check if": ("determine whether", "decide whether", "work out whether", "test whether"),
+        "check whether": ("determine whether", "decide whether", "work out whether", "test whether"),
+        "checks if": ("determines whether", "decides whether", "tests whether"),
+        "checks whether": ("determines whether", "decides whether", "tests whether"),
+        "find out": ("work out", "determine"),
+        "find": ("determine", "work out", "identify"),
+        "finds": ("determines", "works out", "identifies"),
+        "calculate": ("compute", "work out", "determine"),
+        "calculates": ("computes", "works out"),
+        "compute": ("calculate", "work out", "determine"),
+        "computes": ("calculates", "works out"),
+        "determine": ("work out", "establish", "figure out"),
+        "determines": ("works out", "establishes"),
+        "return": ("give back", "produce", "output", "report"),
+        "returns": ("gives back", "produces", "outputs", "reports"),
+        "returned": ("given back", "produced", "handed back"),
+        "returning": ("giving back", "producing"),
+        "get": ("obtain", "derive"),
+        "obtain": ("get", "derive"),
+        "remove": ("delete", "drop", "take out", "strip out"),
+        "removes": ("deletes", "drops", "takes out"),
+        "removing": ("deleting", "dropping"),
+        "extract": ("pull out", "take out", "collect"),
+        "extracts": ("pulls out", "collects"),
+        "convert": ("change", "turn"),
+        "converts": ("changes", "turns"),
+        "perform": ("carry out", "apply"),
+        "performing": ("carrying out", "applying"),
+        "detect": ("spot", "recognise"),
+        "identify": ("pick out", "single out", "recognise"),
+        "contain": ("hold", "include", "have"),
+        "contains": ("holds", "includes", "has"),
+        "containing": ("holding", "including", "with"),
+        "consists of": ("is made up of", "is composed of"),
+        "consisting of": ("made up of", "composed of"),
+        "represent": ("stand for", "describe", "encode"),
+        "represents": ("stands for", "describes", "encodes"),
+        "representing": ("standing for", "describing", "encoding"),
+        "represented": ("expressed", "written"),
+        "appear": ("occur", "show up"),
+        "appears": ("occurs", "shows up", "turns up"),
+        "occur": ("appear", "show up"),
+        "occurs": ("appears", "shows up"),
+        "generate": ("produce", "build", "create"),
+        "create": ("build", "produce", "make"),
+        "use": ("employ", "apply"),
+        "using": ("employing", "with", "by means of"),
+        "keep": ("preserve", "retain"),
+        "insert": ("put", "place"),
+        "concatenate": ("join", "chain together", "glue together"),
+        "accepts": ("takes", "receives"),
+        "accept": ("take", "receive"),
+        "takes": ("receives", "accepts", "gets"),
+        "receives": ("takes", "gets"),
+        "as input": ("as its argument", "as an argument"),
+        "as an input": ("as its argument", "as an argument"),
+        "as a parameter": ("as its argument", "as an argument"),
+        "as an argument": ("as a parameter", "as its argument"),
+        "supplied": ("given", "provided", "input"),
+        "specified": ("requested", "stated", "indicated"),
+        "given by": ("defined by", "computed as"),
+        "given list": ("supplied list", "provided list"),
+        "given string": ("supplied string", "provided string"),
+        "given number": ("supplied number", "provided number"),
+        "given integer": ("supplied integer", "provided integer"),
+        "given array": ("supplied list", "provided list"),
+        "given word": ("supplied word", "provided word"),
+        "given substring": ("supplied substring", "provided substring"),
+        "given prefix": ("supplied prefix", "provided prefix"),
+        "given threshold": ("supplied threshold", "provided threshold"),
+        "given moment": ("given point",),
+        # nouns of collections and their members
+        "element": ("item", "entry", "member", "value"),
+        "elements": ("items", "entries", "members", "values"),
+        "an element": ("an item", "an entry", "a member", "a value"),
+        "an array": ("a list", "a sequence", "a collection"),
+        "array": ("list", "sequence", "collection"),
+        "arrays": ("lists", "sequences", "collections"),
+        "integer": ("whole number", "integer value"),
+        "integers": ("whole numbers", "integer values"),
+        "an integer": ("a whole number", "an integer value"),
+        "characters": ("symbols", "chars"),
+        "character": ("symbol", "char"),
+        "a character": ("a symbol", "a char"),
+        "inputs": ("arguments",),
+        "the output": ("the result", "the answer"),
+        "the result": ("the outcome", "the answer"),
+        # meaning words: other members of the same concept class (validation.concepts)
+        "largest": ("biggest", "highest", "greatest"),
+        "the largest": ("the biggest", "the highest", "the greatest"),
+        "biggest": ("largest", "highest"),
+        "smallest": ("lowest", "least"),
+        "the smallest": ("the lowest", "the least"),
+        "maximum": ("largest", "highest", "biggest"),
+        "minimum": ("smallest", "lowest", "least"),
+        "greater than": ("larger than", "bigger than", "higher than"),
+        "larger than": ("greater than", "bigger than"),
+        "smaller than": ("less than", "lower than"),
+        "less than": ("smaller than", "lower than"),
+        "greater": ("larger", "bigger"),
+        "each": ("every",),
+        "every": ("each",),
+        "the last": ("the final", "the very last"),
+        "distinct": ("different",),
+        "different": ("distinct",),
+        "at least": ("no less than", "no fewer than"),
+        "at most": ("no more than",),
+        "increasing": ("ascending",),
+        "ascending": ("increasing",),
+        "decreasing": ("descending",),
+        "descending": ("decreasing",),
+        "consecutive": ("successive", "adjacent", "neighbouring"),
+        "adjacent": ("neighbouring", "consecutive"),
+        "begins with": ("starts with",),
+        "starts with": ("begins with",),
+        "start with": ("begin with",),
+        "begin with": ("start with",),
+        "starting with": ("beginning with",),
+        "otherwise": ("in all other cases", "in any other case"),
+        "ignore": ("disregard",),
+        "ignoring": ("disregarding",),
+        "upper case": ("uppercase",),
+        "lower case": ("lowercase",),
+        "uppercase": ("upper-case",),
+        "lowercase": ("lower-case",),
+        "whitespaces": ("whitespace characters",),
+        "count the number of": ("count up the", "tally up the"),
+        "is equal to": ("equals",),
+        "are equal to": ("equal",),
+        "a given": ("a supplied", "a provided", "an input"),
+        "the given": ("the supplied", "the provided", "the input"),
+        "given": ("supplied", "provided", "input"),
+        "whether or not": ("whether",),
+        "index": ("position",),
+        "indices": ("positions",),
+        "indicies": ("positions",),
+        "indexes": ("positions",),
+        "separated by": ("delimited by", "split by"),
+        "delimited by": ("separated by",),
+        "similar to": ("like", "akin to"),
+        "defined as follows": ("defined like this", "given by these rules"),
+        "within": ("inside", "in"),
+        "multiple": ("several",),
+        "representation": ("form",),
+        "closest": ("nearest",),
+        "closer": ("nearer",),
+        "nearest": ("closest",),
+        "is present": ("occurs",),
+        "are present": ("occur",),
+        "be formed": ("be built", "be made"),
+        "decomposed into": ("split into", "broken into"),
+        "should be": ("ought to be", "is to be"),
+        "should not be": ("ought not to be",),
+        "should return": ("ought to return", "is to return"),
+        "should not": ("ought not to",),
+        "moreover": ("furthermore", "in addition"),
+        "please note that": ("note that", "keep in mind that"),
+        "in other words": ("put differently", "that is to say"),
+        "at the beginning": ("at the start",),
+        "as well as": ("along with", "together with"),
+        "is read the same": ("reads the same",),
+        "in a manner such that": ("so that",),
+        # phrases of the coding domain said another way
+        "sub-array": ("contiguous slice",),
+        "subarray": ("contiguous slice",),
+        "is read the same backwards and forwards": ("stays the same when reversed",),
+        "reads the same backward as forward": ("stays the same when reversed",),
+        "the sum of the digits": ("the digit sum",),
+        "the sum of its digits": ("its digit sum",),
+        "is a prime number": ("is prime",),
+        "are prime numbers": ("are primes",),
+        "absolute difference": ("distance",),
+        "in lexicographical order": ("in dictionary order",),
+        "consists of only": ("is made up only of",),
+        "the remaining": ("the rest of the",),
+        "in the range": ("within the range",),
+        "string representation": ("string form",),
+        # linking words and turns of phrase
+        "in case": ("if", "when"),
+        "in this case": ("here",),
+        "e.g.": ("for instance,", "say,"),
+        "i.e.": ("that is,", "namely"),
+        "for example": ("for instance", "as an illustration"),
+        "for instance": ("for example",),
+        "however": ("yet", "still"),
+        "is considered": ("is deemed",),
+        "considered": ("deemed",),
+        "the function": ("the routine", "the helper", "your code"),
+        "this function": ("this routine", "this helper"),
+        "a function": ("a routine", "a helper"),
+        "you may assume": ("it is safe to assume",),
+        "you can assume": ("it is safe to assume",),
+        "you may": ("you can",),
+        "you can": ("you may",),
+        "you have to": ("you need to", "you are to"),
+        "you need to": ("you have to", "you are to"),
+        "you should": ("you ought to", "you are to"),
+        "make sure": ("ensure",),
+        "suppose": ("imagine",),
+        "imagine": ("picture",),
+        "based on": ("according to", "by"),
+        "according to": ("based on", "by"),
+        "with respect to": ("by", "according to"),
+        "corresponding to": ("matching",),
+        "corresponding": ("matching", "associated"),
+        "the corresponding": ("the matching", "the associated"),
+        "the original": ("the initial",),
+        "original": ("initial",),
+        "a lot of": ("many",),
+        "quite": ("rather",),
+        "efficiently": ("quickly",),
+    }
+)
+
+# Phrases said as they are: a term of art, or a word whose entry above would misread it here ("a
+# multiple of 3" is not "several"; "in case of a tie" is not "if of a tie"; "greatest common divisor" is
+# a name).  They match first and change nothing.
+KEEP: frozenset[str] = frozenset(
+    (
+        "in case of", "a multiple of", "multiple of", "greatest common divisor", "return value",
+        "return values", "mean absolute deviation", "as it is", "is given", "are given", "be given",
+        "been given", "given that", "at least one", "the input string", "the input list", "input string",
+        "input list", "input number", "output list", "output string", "the result string",
+        "result string", "return type", "keep in mind", "whole number", "natural number",
+        "natural numbers", "each other", "one another", "every other", "each of", "first element",
+        "last element", "number of", "numbers of", "didn't find", "did not find", "return how many", "has given", "have given", "was given", "given in",
+        "given to", "given as", "integer part", "integer number", "integer numbers", "integer palindromes",
+        "integer array", "every two", "returned list", "returned tuple", "returned string",
+        "returned value", "rolling maximum", "input lists", "the input lists", "input strings",
+        "smallest to largest", "largest to smallest",
+    )
+)  # fmt: skip
+# Phrases never replaced at the start of a sentence, where they open a structure the grammar reads
+# ("Given a list, ...").
+NOT_AT_START: frozenset[str] = frozenset({"given", "return", "returns", "find", "check if", "check whether"})
+
+# Third-person singular -> base form of the verbs a task is stated with, for "a function that returns X"
+# <-> "return X".
+VERBS: dict[str, str] = {
+    "returns": "return", "takes": "take", "accepts": "accept", "receives": "receive", "checks": "check",
+    "finds": "find", "counts": "count", "computes": "compute", "calculates": "calculate",
+    "determines": "determine", "sorts": "sort", "removes": "remove", "deletes": "delete",
+    "replaces": "replace", "gives": "give", "outputs": "output", "encodes": "encode", "decodes": "decode",
+    "swaps": "swap", "validates": "validate", "splits": "split", "converts": "convert",
+    "extracts": "extract", "filters": "filter", "merges": "merge", "adds": "add", "multiplies": "multiply",
+    "inserts": "insert", "generates": "generate", "creates": "create", "reverses": "reverse",
+    "flattens": "flatten", "rotates": "rotate", "concatenates": "concatenate", "divides": "divide",
+    "subtracts": "subtract", "performs": "perform", "produces": "produce", "evaluates": "evaluate",
+    "tests": "test", "matches": "match", "moves": "move", "shifts": "shift", "rounds": "round",
+    "joins": "join", "interleaves": "interleave", "identifies": "identify", "selects": "select",
+    "toggles": "toggle", "squares": "square", "cubes": "cube", "sums": "sum", "re-arranges": "re-arrange",
+    "rearranges": "rearrange", "inverts": "invert", "simplifies": "simplify", "obtains": "obtain",
+    "applies": "apply", "builds": "build", "makes": "make", "yields": "yield", "lists": "list",
+    "uses": "use", "keeps": "keep", "gets": "get",
+    "collects": "collect", "groups": "group", "orders": "order", "arranges": "arrange",
+    "translates": "translate", "encrypts": "encrypt", "parses": "parse", "separates": "separate",
+    "appends": "append", "prints": "print", "packs": "pack", "puts": "put", "drops": "drop",
+    "searches": "search", "locates": "locate", "maximizes": "maximize", "minimizes": "minimize",
+    "interchanges": "interchange", "sets": "set", "fills": "fill", "picks": "pick", "chooses": "choose",
+}  # fmt: skip
+BASE_TO_THIRD: dict[str, str] = {base: third for third, base in VERBS.items()}
+
+
+def stable(text: str) -> int:
+    """A number from ``text`` that is the same in every process (Python's ``hash`` is salted)."""
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+
+
+def pick(options: Sequence[str], choice: int, key: str = "") -> str:
+    """Option ``choice`` of ``options``, rotated by ``key``: consecutive choices differ where options allow."""
+    return options[(choice + stable(key)) % len(options)]
+
+
+@lru_cache(maxsize=1)
+def _pattern() -> re.Pattern[str]:
+    phrases = sorted(
+        {entry.phrase for entry in PHRASES} | {" ".join(k.split()) for k in KEEP}, key=len, reverse=True
+    )
+    body = "|".join(re.escape(phrase).replace(r"\ ", r"\s+") for phrase in phrases)
+    return re.compile(rf"(?<![\w'§`-])({body})(?![\w'§`-])", re.IGNORECASE)
+
+
+_BY_PHRASE = {entry.phrase: entry for entry in PHRASES}
+
+
+def _match_case(original: str, new: str) -> str:
+    return new[:1].upper() + new[1:] if original[:1].isupper() else new
+
+
+# Phrases replaced only where what follows allows it: "otherwise" ending a clause ("False otherwise.")
+# but not inside one ("valid otherwise False", which "in any other case" would garble).
+FOLLOW: dict[str, re.Pattern[str]] = {"otherwise": re.compile(r"\s*(?:[,.;:!?]|$)")}
+# ... and not where what follows forbids it: "give back them" is not English, "return them" is.
+_PRONOUN = re.compile(r"\s+(?:them|it|those|these|this|that|him|her)\b", re.I)
+NOT_FOLLOW: dict[str, re.Pattern[str]] = {
+    "return": _PRONOUN,
+    "returns": _PRONOUN,
+    "returned": _PRONOUN,
+    "given": re.compile(r"\s+(?:that|by|as|to|in|an?\b|the\b|two|three|\d)", re.I),
+}
+_MARK, _UNMARK = "\x01", "\x02"
+
+
+def paraphrase(
+    text: str, choice: int, salt: str = "", skip: frozenset[str] = frozenset(), sentence_start: bool = True
+) -> tuple[str, int]:
+    """``text`` with every phrase of :data:`PHRASES` said another way, and how many were changed.
+
+    A phrase is replaced only where it is written in lowercase, or
+    capitalised at the start of ``text`` (a capitalised "Mean" mid-sentence is
+    a name).  ``skip`` holds phrases to leave alone in this text.  The choice
+    depends on ``choice``, the phrase and ``salt`` only, so one variant says
+    one phrase one way throughout; an article before a replaced word is
+    made to agree with it ("a corresponding" -> "a matching", "an" -> "a").
+    """
+    changed = 0
+
+    def one(match: re.Match[str]) -> str:
+        nonlocal changed
+        found = match.group(1)
+        key = " ".join(found.lower().split())
+        entry = _BY_PHRASE.get(key)
+        if entry is None or key in skip or (sentence_start and match.start() == 0 and key in NOT_AT_START):
+            return found
+        if found != found.lower() and not (match.start() == 0 and found[1:] == found[1:].lower()):
+            return found
+        follow, forbidden = FOLLOW.get(key), NOT_FOLLOW.get(key)
+        if (follow is not None and not follow.match(text, match.end())) or (
+            forbidden is not None and forbidden.match(text, match.end())
+        ):
+            return found
+        changed += 1
+        return _MARK + _match_case(found, pick(entry.alternatives, choice, key + salt)) + _UNMARK
+
+    out = _pattern().sub(one, text)
+    out = re.sub(
+        rf"\b([Aa])(n?)(\s+){_MARK}(\w)",
+        lambda m: (
+            (m.group(1) + ("n" if m.group(4).lower() in "aeiou" else "")) + m.group(3) + _MARK + m.group(4)
+        ),
+        out,
+    )
+    return out.replace(_MARK, "").replace(_UNMARK, ""), changed
+
+
+def third_person(verb_phrase: str) -> str:
+    """ "return X and take Y" -> "returns X and takes Y": each coordinated base verb the table knows."""
+    return _verbs(verb_phrase, BASE_TO_THIRD)
+
+
+def base_form(verb_phrase: str) -> str:
+    """ "returns X and takes Y" -> "return X and take Y"."""
+    return _verbs(verb_phrase, VERBS)
+
+
+def _verbs(phrase: str, table: dict[str, str]) -> str:
+    """Swap the verb that opens ``phrase`` and each verb after "and"/"or"/a comma, where ``table`` knows it."""
+
+    def swap(match: re.Match[str]) -> str:
+        lead, verb = match.group(1), match.group(2)
+        new = table.get(verb.lower())
+        return lead + (_match_case(verb, new) if new else verb)
+
+    return re.sub(r"(^|(?:,\s*and\s+|,\s*then\s+|,\s*|\band\s+|\bor\s+|\bthen\s+))([A-Za-z-]+)", swap, phrase)

@@ -1,0 +1,198 @@
+"""The retelling gates: what is left of the parent's wording, every condition kept, siblings distinct.
+
+The gates are registered quality checks that read ``rewording`` and ``siblings``, offered by a draft
+with ``retold=True`` and outputs kept; ``finalize_variants`` runs them and records their figures.  The
+constraint check is shown to reject rewrites seeded from real accepted retellings of HumanEval: each
+drops, in turn, the counterpart of one of its parent's conditions, or swaps a meaning word.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from benchmorph.data.models import Problem, TestCase, Variant
+from benchmorph.data.prompt import anatomy
+from benchmorph.data.registry import load_benchmark
+from benchmorph.execution import Engine
+from benchmorph.morph.finalize import Draft, finalize_variants
+from benchmorph.morph.transforms.metamorphic.metamorphic import rules_drafts
+from benchmorph.validation.checks.base import CHECKS, CheckInput, checks_for
+from benchmorph.validation.checks.meaning import _names, _prose
+from benchmorph.validation.concepts import conditions, counterpart, statements
+from benchmorph.validation.residual import Rewording, residual, residual_similarity
+
+
+@pytest.fixture(scope="module")
+def accepted(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Variant, Problem]]:
+    """Retellings of every HumanEval problem the text gates accept, with their prepared parents."""
+    with Engine(workers=2, cache_root=tmp_path_factory.mktemp("engine")) as engine:
+        parents = engine.prepare(load_benchmark("humaneval").problems).problems
+    drafts, _, _ = rules_drafts(parents, 0, 2, True, 1)
+    return [(draft.variant, draft.parent) for draft in drafts]
+
+
+def _check(name: str, variant: Variant, parent: Problem, siblings: list[Variant] | None = None):  # type: ignore[no-untyped-def]
+    item = CheckInput(variant=variant, parent=parent, siblings=siblings or [])
+    return CHECKS[name](item), item.figures
+
+
+def test_a_retold_draft_offers_the_gates_and_a_plain_one_does_not() -> None:
+    parent = load_benchmark("humaneval").by_id()["HumanEval/0"]
+    variant = Variant(
+        **parent.model_dump(exclude={"id"}), id="p/meta-0", parent_id=parent.id, transform="metamorphic"
+    )
+    retold = {
+        check.name for check in checks_for(Draft(variant, parent, outputs="keep", retold=True).offers())
+    }
+    plain = {check.name for check in checks_for(Draft(variant, parent, outputs="keep").offers())}
+    gates = {
+        "residual-runs",
+        "residual-bleu",
+        "residual-difflib",
+        "constraints-kept",
+        "meaning-atoms",
+        "sibling-distinct",
+    }
+    assert gates <= retold and not gates & plain
+    # Evolve's tool_use and decompose keep outputs too; without retold=True they are not gated.
+    assert not gates & {
+        c.name for c in checks_for(Draft(variant, parent, outputs="keep", examples="keep").offers())
+    }
+
+
+def test_the_parent_itself_and_its_copy_plus_a_scenario_sentence_fail_the_residual_gates() -> None:
+    parent = load_benchmark("humaneval").by_id()["HumanEval/12"]
+    doc = anatomy(parent.prompt, parent.entry_point).docstring
+    assert doc is not None
+    scenario = " A library's catalogue calls this helper with `strings`. "
+    prompt = parent.prompt[: doc.content_start] + scenario + parent.prompt[doc.content_start :]
+    copy = Variant(
+        **parent.model_dump(exclude={"id", "prompt"}), id="x", prompt=prompt, parent_id=parent.id,
+        transform="metamorphic", provenance={"scenario_terms": ["library", "catalogue", "calls", "helper"]},
+    )  # fmt: skip
+    assert "library" not in residual(copy, parent)  # the scenario's words are set aside
+    for name in ("residual-runs", "residual-bleu", "residual-difflib"):
+        finding, figures = _check(name, copy, parent)
+        assert finding is not None and finding.check == name, name
+    assert figures["residual_runs8"] == 1.0 and figures["residual_bleu4"] > 0.85
+
+
+def test_renamed_names_are_mapped_back_before_measuring() -> None:
+    parent = Problem(
+        id="p", prompt='def f(numbers):\n    """Return the sum of numbers in the list numbers, or zero if empty."""\n',
+        entry_point="f", reference="",
+    )  # fmt: skip
+    renamed = Variant(
+        **parent.model_dump(exclude={"id", "prompt", "entry_point"}), id="p/meta-0", parent_id="p", transform="m",
+        entry_point="total_readings",
+        prompt='def total_readings(readings):\n    """Return the sum of readings in the list readings, or zero if empty."""\n',
+        provenance={"renames": {"numbers": "readings"}},
+    )  # fmt: skip
+    assert Rewording.of(renamed, parent).names_back == {"readings": "numbers", "total_readings": "f"}
+    assert residual_similarity(renamed, parent).runs == 1.0  # a rename alone keeps every run
+
+
+def test_constraint_dropping_rewrites_seeded_from_accepted_retellings_are_rejected(
+    accepted: list[tuple[Variant, Problem]],
+) -> None:
+    seeded = rejected = 0
+    for variant, parent in accepted:
+        finding, figures = _check("constraints-kept", variant, parent)
+        assert finding is None, (variant.id, finding)
+        assert figures["conditions_kept"] == figures["conditions"]
+        back = Rewording.of(variant, parent).names_back
+        have = statements(_prose(variant, back))
+        doc = anatomy(variant.prompt, variant.entry_point)
+        for condition in conditions(_prose(parent)):
+            match = counterpart(condition, have, _names(parent))
+            if not match.found or len(match.found) > 1:
+                continue
+            # The counterpart, as the variant writes it (with its new names), dropped from the docstring.
+            content = doc.content
+            dropped_text = _drop(content, match.found[0], back)
+            if dropped_text is None or dropped_text == content:
+                continue
+            prompt = variant.prompt.replace(content, dropped_text)
+            dropped = variant.model_copy(update={"prompt": prompt})
+            seeded += 1
+            found, _ = _check("constraints-kept", dropped, parent)
+            rejected += int(found is not None)
+            assert found is not None, (variant.id, condition)
+    print(f"seeded constraint-dropping rewrites: {seeded}, rejected: {rejected}")
+    assert seeded >= 60 and rejected == seeded
+
+
+def _drop(content: str, told: str, back: dict[str, str]) -> str | None:
+    """``content`` less the sentence ``told`` names (written with the variant's new names), or None."""
+    forward = {old: new for new, old in back.items()}
+    words = [re.escape(word) for word in re.findall(r"\S+", told)]
+    for index, word in enumerate(words):
+        for old, new in forward.items():
+            if word.strip("`") == re.escape(old):
+                words[index] = rf"`?(?:{re.escape(new)}|{re.escape(old)})`?[,.;:]?"
+    pattern = r"\s+".join(words)
+    found = re.search(pattern, content)
+    if found is None:
+        return None
+    return content[: found.start()] + content[found.end() :]
+
+
+def test_a_swapped_meaning_word_or_an_added_requirement_is_rejected(
+    accepted: list[tuple[Variant, Problem]],
+) -> None:
+    swaps = {"largest": "smallest", "smallest": "largest", "even": "odd", "odd": "even", "first": "last"}
+    tried = 0
+    for variant, parent in accepted:
+        content = anatomy(variant.prompt, variant.entry_point).content
+        word = next((w for w in swaps if re.search(rf"\b{w}\b", content.split("\n\n")[0])), None)
+        if word is None:
+            continue
+        swapped = variant.model_copy(
+            update={
+                "prompt": variant.prompt.replace(
+                    content, re.sub(rf"\b{word}\b", swaps[word], content, count=1)
+                )
+            }
+        )
+        tried += 1
+        finding, _ = _check("meaning-atoms", swapped, parent)
+        assert finding is not None, variant.id
+    assert tried >= 10
+
+
+def test_a_sibling_with_the_same_description_and_other_examples_is_not_distinct(
+    accepted: list[tuple[Variant, Problem]],
+) -> None:
+    variant, parent = next((v, p) for v, p in accepted if v.id.endswith("meta-0"))
+    twin = variant.model_copy(update={"id": variant.id.replace("meta-0", "meta-1")})
+    finding, figures = _check("sibling-distinct", twin, parent, [variant])
+    assert finding is not None and figures["sibling_bleu4"] == pytest.approx(1.0)
+    assert figures["sibling_description_bleu4"] == pytest.approx(1.0)
+    assert _check("sibling-distinct", twin, parent, [])[0] is None  # no earlier sibling: nothing to say
+
+
+def test_finalize_runs_the_gates_records_their_figures_and_compares_siblings_in_order(
+    accepted: list[tuple[Variant, Problem]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    variant, parent = next((v, p) for v, p in accepted if v.parent_id == "HumanEval/12")
+    twin = variant.model_copy(update={"id": variant.id + "-twin"})
+    drafts = [
+        Draft(v, parent, outputs="keep", examples="keep", parent_defects="record", retold=True)
+        for v in (variant, twin)
+    ]
+    for draft in drafts:
+        draft.variant = draft.variant.model_copy(
+            update={"tests": [TestCase(input=t.input) for t in parent.tests]}
+        )
+    with Engine(workers=1, cache_root=tmp_path_factory.mktemp("engine2")) as engine:
+        finalized = finalize_variants(drafts, engine)
+        again = finalize_variants(drafts[1:], engine, siblings={parent.id: [finalized.variants[0]]})
+    first, second = finalized.candidates
+    assert first.provenance["status"] == "accepted" and "sibling-distinct" in first.provenance["checks_run"]
+    assert {"residual_bleu4", "residual_runs8", "residual_difflib", "conditions"} <= set(
+        first.provenance["figures"]
+    )
+    assert (second.provenance["status"], second.provenance["check"]) == ("rejected", "sibling-distinct")
+    assert again.candidates[0].provenance["check"] == "sibling-distinct"  # an earlier call's sibling counts
