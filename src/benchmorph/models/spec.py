@@ -9,6 +9,9 @@ Grammar (an optional ``?key=value&...`` suffix sets options such as ``mode``)::
                                 reference, found by id in BENCH when a variant does not carry it)
     memorizer[?originals=BENCH] the contamination baseline: the original's reference for a prompt it
                                 has seen byte for byte, NotImplementedError otherwise
+    memorizer?recall=fuzzy      ... for a prompt that keeps most of one it has seen, renamed to the
+                                prompt's signature ([&threshold=X], default models.recall.RECALL_THRESHOLD)
+    memorizer?before=DATE       ... having seen only the problems released before DATE
     st:NAME                     a sentence-transformers embedder (embeddings only)
 """
 
@@ -96,7 +99,7 @@ def _scheme_of(body: str) -> tuple[Scheme, str] | None:
         return SCHEMES.get(body), ""
     baselines = _baselines()
     if not sep and body in baselines:
-        return _baseline_scheme(body, baselines.meta(body).get("options", ())), ""
+        return _baseline_scheme(body, baselines.meta(body)), ""
     return None
 
 
@@ -106,11 +109,16 @@ def _baselines() -> Registry[Any]:
     return BASELINES
 
 
-def _baseline_scheme(name: str, options: Any) -> Scheme:
+def _baseline_scheme(name: str, meta: Any) -> Scheme:
+    """A baseline's scheme; its registration's ``check(text, options)`` (if any) vets the option values."""
+    check = meta.get("check")
+
     def parse(text: str, rest: str, given: dict[str, str]) -> ModelSpec:
+        if check is not None:
+            check(text, given)
         return ModelSpec(text, "baseline", name, options=given)
 
-    return Scheme(name, parse, bare=True, options=frozenset(options), example=name)
+    return Scheme(name, parse, bare=True, options=frozenset(meta.get("options", ())), example=name)
 
 
 def _examples() -> str:
