@@ -119,3 +119,17 @@ RunSeedOption = Annotated[
 JsonOption = Annotated[
     Path | None, typer.Option("--json", help="Also write the numbers as JSON to this file.")
 ]
+
+# ---- the contamination verdict (`contamination` and `report`)
+ReferenceModelsOption = Annotated[
+    str | None,
+    typer.Option("--reference-models", help="Comma-separated models trusted to be uncontaminated."),
+]
+CutoffOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cutoff",
+        help="A training cutoff, YYYY-MM-DD, for every model, or MODEL=YYYY-MM-DD for one (repeat it): "
+        "also compare pass@1 on problems released before and after it (where problems carry dates).",
+    ),
+]
