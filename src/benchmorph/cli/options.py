@@ -78,8 +78,8 @@ ModelOption = Annotated[
     typer.Option(
         "--model",
         "-m",
-        help="Model spec: openai:MODEL@URL[,URL], local, llamacpp:PATH.gguf, reference, original, "
-        "memorizer[?originals=BENCH].",
+        help="Model spec: openai:MODEL@URL[,URL], local, llamacpp:PATH.gguf, trained:PATH.pt, reference, "
+        "original, memorizer[?originals=BENCH][&recall=fuzzy][&before=YYYY-MM-DD].",
     ),
 ]
 NOption = Annotated[int, typer.Option("--n", help="Samples per problem.", min=1)]

@@ -12,13 +12,16 @@ Grammar (an optional ``?key=value&...`` suffix sets options such as ``mode``)::
     memorizer?recall=fuzzy      ... for a prompt that keeps most of one it has seen, renamed to the
                                 prompt's signature ([&threshold=X], default models.recall.RECALL_THRESHOLD)
     memorizer?before=DATE       ... having seen only the problems released before DATE
+    trained:PATH.pt             a small transformer trained by bench/contaminate.py (the torch extra)
     st:NAME                     a sentence-transformers embedder (embeddings only)
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl
@@ -64,7 +67,27 @@ class ModelSpec:
             from benchmorph.models.gguf import gguf_identity
 
             return f"llamacpp:{gguf_identity(self.model)}?mode={self.mode}"
+        if self.backend == "trained":  # retrained at the same path, it is another model
+            return f"trained:{_file_digest(self.model)}"
         return f"{self.backend}:{self.model}"
+
+
+def _file_digest(path: str) -> str:
+    """The sha256 of a file's content (a checkpoint of a few MB), cached by its size and mtime."""
+    try:
+        stat = Path(path).stat()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=Path(path)) from None
+    return _digest(path, stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=32)
+def _digest(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:32]
 
 
 SchemeParser = Callable[[str, str, dict[str, str]], ModelSpec]
@@ -217,6 +240,19 @@ def _parse_st(text: str, rest: str, options: dict[str, str]) -> ModelSpec:
     return ModelSpec(text, "sentence-transformers", rest, options=options)
 
 
+def _parse_trained(text: str, rest: str, options: dict[str, str]) -> ModelSpec:
+    _threads(text, options)
+    path = Path(rest).expanduser()
+    if not rest or not path.is_file():
+        raise InputError(
+            f"model spec '{text}': no checkpoint at {path if rest else '(none given)'} "
+            "(train one with python bench/contaminate.py)"
+        )
+    if options.get("mode", "completion") != "completion":
+        raise InputError(f"model spec '{text}': a trained model answers completion prompts only")
+    return ModelSpec(text, "trained", str(path.resolve()), mode="completion", options=options)
+
+
 def _mode(options: dict[str, str], default: Mode) -> Mode:
     mode = options.get("mode", default)
     return "chat" if mode == "chat" else "completion"
@@ -232,3 +268,7 @@ SCHEMES.add(
     Scheme("llamacpp", _parse_llamacpp, options=frozenset({"threads"}), example="llamacpp:PATH.gguf"),
 )
 SCHEMES.add("st", Scheme("st", _parse_st, example="st:NAME"))
+SCHEMES.add(
+    "trained",
+    Scheme("trained", _parse_trained, options=frozenset({"threads"}), example="trained:PATH.pt"),
+)
