@@ -66,6 +66,7 @@ from benchmorph.report.stats import RESAMPLES, SEED, bootstrap_difference, boots
 FAMILY = "metamorphic"
 LEVEL = 0.95
 MIN_MODELS = 3
+SEED_MODELS = 2  # the forward search starts from this many of the most trusted models
 TOLERANCE = 1e-9
 
 
@@ -352,17 +353,18 @@ def _judge(verdicts: list[ModelVerdict], per_model: dict[str, list[float]]) -> N
     Judging every model against all the others (leave-one-out) lets two contaminated models hide each
     other: each widens the other's interval until neither lies outside it.  So the models are taken in
     order of trust (the ``--reference-models`` first, then by gap, smallest first); the first
-    ``MIN_MODELS`` form the clean set, every later model is judged against the fit over the clean set
-    and joins it unless flagged, and each model of the initial set is judged last against the rest of
-    the final clean set.
+    :data:`SEED_MODELS` form the clean set, every later model is judged against the fit over the clean
+    set and joins it unless flagged, and at the end every member of the clean set is judged against
+    the rest of it (leave-one-out among the models that were not flagged).
     """
     order = sorted(verdicts, key=lambda v: (not v.reference, v.gap, v.model))
-    clean = order[:MIN_MODELS]
-    for verdict in order[MIN_MODELS:]:
+    clean = order[:SEED_MODELS]
+    for verdict in order[SEED_MODELS:]:
         _judge_one(verdict, clean, per_model[verdict.model])
         if not verdict.flagged:
             clean.append(verdict)
-    for verdict in order[:MIN_MODELS]:
+    for verdict in clean:
+        verdict.predicted = verdict.interval_low = verdict.interval_high = verdict.fit = None
         _judge_one(verdict, [o for o in clean if o is not verdict], per_model[verdict.model])
 
 
