@@ -172,9 +172,8 @@ def _check_options(text: str, scheme: Scheme, options: dict[str, str]) -> None:
                 UNIVERSAL_OPTIONS | {o for name in SCHEMES.names() for o in SCHEMES.get(name).options}
             )
             raise InputError(f"model spec '{text}': unknown option '{option}' (known: {known})")
-        raise InputError(
-            f"model spec '{text}': the option '{option}' belongs to {' and '.join(owners)} specs only"
-        )
+        named = owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
+        raise InputError(f"model spec '{text}': the option '{option}' belongs to {named} specs only")
 
 
 def parse_spec(text: str) -> ModelSpec:
