@@ -75,3 +75,24 @@ def test_bad_trained_specs_are_refused(tmp_path: Path) -> None:
         parse_spec(f"trained:{tmp_path / 'x.pt'}?mode=chat")
     with pytest.raises(tinylm.CheckpointError, match="not a torch checkpoint"):
         tinylm.load(tmp_path / "x.pt")
+
+
+def test_the_bench_script_trains_measures_and_writes_its_facts(tmp_path: Path) -> None:
+    """bench/contaminate.py on a smoke scale: three problems, a tiny model, the originals only."""
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "bench" / "contaminate.py"
+    env = {**os.environ, "BENCHMORPH_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, str(script), "--out", str(tmp_path / "c"), "--limit", "3", "--epochs", "20",
+         "--width", "32", "--layers", "1", "--heads", "2", "--lr", "1e-2", "--batch", "16", "--skip-variants"],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    facts = json.loads((tmp_path / "c" / "contaminate.json").read_text())
+    assert facts["problems"] == 3 and facts["training"]["epochs"] <= 20
+    assert facts["training"]["cpu_seconds"] > 0 and "load average" in facts["training"]["load_after"]
+    assert 0.0 <= facts["static"]["pass@1"] <= 1.0 and (tmp_path / "c" / "tinylm.pt").is_file()
+    assert "static pass@1" in done.stdout and "min CPU" in done.stdout
