@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what benchmorph needs on a Debian/Ubuntu machine: bubblewrap for the sandbox, chromium for
 # the report's browser tests and python3-venv (apt), then a virtualenv `.venv` in the checkout holding
-# the package with the embedded model, the CTF-Instruct extra (datasets), the Ray backend and the test
-# extras (pip, editable).
+# the package with the embedded model, the CTF-Instruct extra (datasets), the Ray backend, torch (CPU) and
+# the test extras (pip, editable).
 #
 # A virtualenv, not the system Python: Debian 12+ and Ubuntu 23.04+ mark their Python externally
 # managed (PEP 668) and refuse `pip install` outside one. PYTHON picks the interpreter (default python3).
@@ -41,4 +41,9 @@ elif .venv/bin/python -c 'import llama_cpp, sys; sys.exit("AMX" not in llama_cpp
     .venv/bin/python -m pip install -q --disable-pip-version-check --no-cache-dir --force-reinstall --no-deps "$LLAMA_REQ"
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,local,instruct,ray]"
+# The torch extra (the trained memoriser's smoke test), pinned to the CPU build this project's machines
+# carry as a local wheel: an unpinned torch from PyPI would bring gigabytes of CUDA libraries.
+if ! .venv/bin/python -c 'import torch' 2>/dev/null; then
+    .venv/bin/python -m pip install -q --disable-pip-version-check "torch==2.13.0"
+fi
 echo "install.sh: installed into $(pwd)/.venv (run .venv/bin/benchmorph, or activate it: source .venv/bin/activate)"

@@ -57,7 +57,7 @@ def test_specs_parse(text: str, backend: str, model: str, urls: tuple, mode: str
         ("llamacpp:/nonexistent/model.gguf", "no GGUF file"),
         ("local?threads=0", "threads must be a whole number of at least 1"),
         ("local?threads=two", "threads must be a whole number"),
-        ("openai:m@http://127.0.0.1:1/v1?threads=2", "belongs to local and llamacpp specs only"),
+        ("openai:m@http://127.0.0.1:1/v1?threads=2", "belongs to local, llamacpp and trained specs only"),
     ],
 )
 def test_bad_specs_say_what_is_accepted(text: str, message: str) -> None:

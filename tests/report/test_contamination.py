@@ -157,7 +157,11 @@ def test_the_report_gains_a_contamination_section(tmp_path: Path) -> None:
     assert 'id="contamination"' in page and 'href="#contamination"' in page
     assert "static pass@1" in page and "prediction interval" in page
     assert report.to_json()["contamination"][0]["models"][0]["model"] == "leaky"
-    assert plain.contamination == [] and 'id="contamination"' not in render_html(plain)
+    # Two models: no verdict (the section keeps only where the variants sit on the memoriser's curve).
+    assert plain.contamination == [] and 'id="table-contamination"' not in render_html(plain)
+    assert 'id="table-contamination_recall"' in render_html(plain) and 'id="chart-recall-0"' in render_html(
+        plain
+    )
 
 
 def test_the_report_shows_pass_at_k_beside_dypass_at_k_for_any_number_of_models(tmp_path: Path) -> None:

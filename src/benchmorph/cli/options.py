@@ -86,8 +86,8 @@ ModelOption = Annotated[
     typer.Option(
         "--model",
         "-m",
-        help="Model spec: openai:MODEL@URL[,URL], local, llamacpp:PATH.gguf, reference, original, "
-        "memorizer[?originals=BENCH].",
+        help="Model spec: openai:MODEL@URL[,URL], local, llamacpp:PATH.gguf, trained:PATH.pt, reference, "
+        "original, memorizer[?originals=BENCH][&recall=fuzzy][&before=YYYY-MM-DD].",
     ),
 ]
 NOption = Annotated[int, typer.Option("--n", help="Samples per problem.", min=1)]
@@ -126,4 +126,18 @@ RunSeedOption = Annotated[
 ]
 JsonOption = Annotated[
     Path | None, typer.Option("--json", help="Also write the numbers as JSON to this file.")
+]
+
+# ---- the contamination verdict (`contamination` and `report`)
+ReferenceModelsOption = Annotated[
+    str | None,
+    typer.Option("--reference-models", help="Comma-separated models trusted to be uncontaminated."),
+]
+CutoffOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cutoff",
+        help="A training cutoff, YYYY-MM-DD, for every model, or MODEL=YYYY-MM-DD for one (repeat it): "
+        "also compare pass@1 on problems released before and after it (where problems carry dates).",
+    ),
 ]

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from benchmorph.cli.options import SandboxOption, WorkersOption
+from benchmorph.cli.options import CutoffOption, ReferenceModelsOption, SandboxOption, WorkersOption
 from benchmorph.cli.shared import app, console, fail, make_engine, show_report_files
 
 
@@ -19,15 +19,28 @@ def report_command(
     csv_dir: Annotated[Path | None, typer.Option("--csv", help="Also write one CSV per table here.")] = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
+    reference_models: ReferenceModelsOption = None,
+    cutoff: CutoffOption = None,
 ) -> None:
     """Leaderboard with CIs, originals vs variants, ranking change and a per-problem drill-down."""
     from benchmorph.evaluation.rundir import load_run
+    from benchmorph.report.contamination import parse_cutoffs
     from benchmorph.report.files import write_report
 
+    cutoffs = parse_cutoffs(cutoff or [])
+    references = [name.strip() for name in (reference_models or "").split(",") if name.strip()]
     loaded = [load_run(path) for path in runs]  # a bad run directory fails before the sandbox starts
     if not loaded:
         fail("name at least one run directory")
     with console.status("analysing runs (answered-the-original re-runs failed variant samples)"):
         with make_engine(workers, 1.0, 4.0, sandbox) as engine:
-            files = write_report(loaded, engine, html, markdown=markdown, csv_dir=csv_dir)
+            files = write_report(
+                loaded,
+                engine,
+                html,
+                markdown=markdown,
+                csv_dir=csv_dir,
+                cutoffs=cutoffs,
+                reference_models=references,
+            )
     show_report_files(files)

@@ -10,6 +10,16 @@ variants that do not carry its reference, as EvoEval's published sets).
 when the prompt is byte for byte one it has seen, and otherwise a function
 raising ``NotImplementedError``.  It scores 1.0 on the originals and 0.0 on
 any rewrite of them, the point the contamination verdict must flag.
+``memorizer?recall=fuzzy`` recalls the way a contaminated model does: it
+recognises the memorised prompt a new prompt keeps most of
+(:mod:`benchmorph.models.recall`), when it keeps at least
+``RECALL_THRESHOLD`` of it (``&threshold=X`` sets another), and answers that
+original's reference renamed to the new prompt's signature (:func:`renamed_to`),
+so a variant that renames the function or its parameters but keeps the text is
+still answered from memory.  ``memorizer?before=DATE`` has seen only the
+problems released before DATE (``source.release_date``, see
+:mod:`benchmorph.data.dates`): a model with a training cutoff, the calibration of
+``benchmorph contamination --cutoff``.
 
 What the memorizer has seen (:func:`memorized`): every problem it is asked
 that is not a variant (an original is its own memory), the parent of every
@@ -21,11 +31,17 @@ that records no parent prompt (other transforms) needs ``originals``.
 
 from __future__ import annotations
 
+import ast
+import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from benchmorph.core.registry import Registry
+from benchmorph.data.dates import parse_cutoff, release_date
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, Variant
+from benchmorph.data.prompt import anatomy, entry_def
+from benchmorph.models.recall import RECALL_THRESHOLD, TextMemory
 
 
 def parent_reference(problem: Problem, originals: Mapping[str, Problem] | None = None) -> str:
@@ -59,28 +75,125 @@ def parent_reference(problem: Problem, originals: Mapping[str, Problem] | None =
     return reference
 
 
-def memorized(problems: Sequence[Problem], originals: str | None = None) -> dict[str, str]:
-    """Prompt -> reference for every original the memorizer knows (see the module docstring)."""
-    memory: dict[str, str] = {}
+@dataclass(frozen=True)
+class Memory:
+    """One original the memorizer has seen: its prompt, its reference and the function it defines."""
+
+    prompt: str
+    reference: str
+    entry_point: str
+    kind: str = "function"
+    released: dt.date | None = None
+
+
+def memories(problems: Sequence[Problem], originals: str | None = None) -> list[Memory]:
+    """Every original the memorizer knows (see the module docstring), once per prompt, in order."""
+    found: dict[str, Memory] = {}
+
+    def keep(memory: Memory) -> None:
+        found.setdefault(memory.prompt, memory)
+
     if originals:
         from benchmorph.data.registry import load_benchmark
 
         for original in load_benchmark(originals).problems:
-            memory.setdefault(original.prompt, original.reference)
+            keep(_memory_of(original))
     for problem in problems:
         if not isinstance(problem, Variant):
-            memory.setdefault(problem.prompt, problem.reference)
+            keep(_memory_of(problem))
             continue
         prompt = problem.provenance.get("parent_prompt")
         reference = problem.provenance.get("parent_reference")
         if isinstance(prompt, str) and isinstance(reference, str):
-            memory.setdefault(prompt, reference)
+            old_name = problem.provenance.get("renamed_from")
+            entry_point = old_name if isinstance(old_name, str) and old_name else problem.entry_point
+            keep(Memory(prompt, reference, entry_point, problem.kind, release_date(problem.source)))
         elif not originals:
             raise InputError(
                 f"variant {problem.id} records no provenance.parent_prompt, so the memorizer cannot know "
                 "its original: name the originals, e.g. memorizer?originals=humaneval"
             )
-    return memory
+    return list(found.values())
+
+
+def _memory_of(problem: Problem) -> Memory:
+    return Memory(
+        problem.prompt, problem.reference, problem.entry_point, problem.kind, release_date(problem.source)
+    )
+
+
+def memorized(problems: Sequence[Problem], originals: str | None = None) -> dict[str, str]:
+    """Prompt -> reference for every original the memorizer knows (see the module docstring)."""
+    return {memory.prompt: memory.reference for memory in memories(problems, originals)}
+
+
+def _signature(prompt: str, entry_point: str) -> ast.arguments | None:
+    shape = anatomy(prompt, entry_point)
+    owner = entry_def(shape.tree, entry_point) if shape.tree is not None else None
+    return owner.args if owner is not None else None
+
+
+def _parameter_names(arguments: ast.arguments) -> list[str]:
+    return [a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]]
+
+
+def renamed_to(memory: Memory, problem: Problem) -> str:
+    """``memory``'s reference, answering under ``problem``'s signature (its function and parameter names).
+
+    A variant may rename the function and its parameters; a model answering from memory writes the
+    solution it remembers under the names the new prompt's ``def`` line asks for.  The remembered
+    function is kept whole and a function with the new signature (annotations left out, defaults kept)
+    calls it with the arguments in order (keyword-only ones by their remembered names), so the
+    remembered body needs no renaming inside.  Without a
+    ``def`` line in the new prompt (MBPP-style text) the new name is an alias of the old one.
+    """
+    reference, old, new = memory.reference, memory.entry_point, problem.entry_point
+    if problem.kind != "function" or memory.kind != "function" or not new or not old:
+        return reference
+    arguments = _signature(problem.prompt, new)
+    remembered = _signature(memory.prompt, old) or _signature(memory.reference, old)
+    if arguments is None or remembered is None:
+        if old != new:
+            return f"{reference.rstrip()}\n\n\n{new} = {old}\n"
+        return reference
+    if old == new and _parameter_names(arguments) == _parameter_names(remembered):
+        return reference
+    keep = f"_remembered_{old}"
+    call = [*(a.arg for a in [*arguments.posonlyargs, *arguments.args])]
+    if arguments.vararg is not None:
+        call.append(f"*{arguments.vararg.arg}")
+    old_keywords = [a.arg for a in remembered.kwonlyargs]
+    if len(old_keywords) != len(arguments.kwonlyargs):
+        old_keywords = [a.arg for a in arguments.kwonlyargs]
+    call += [f"{old_kw}={a.arg}" for old_kw, a in zip(old_keywords, arguments.kwonlyargs, strict=True)]
+    if arguments.kwarg is not None:
+        call.append(f"**{arguments.kwarg.arg}")
+    bare = ast.arguments(
+        posonlyargs=[ast.arg(a.arg) for a in arguments.posonlyargs],
+        args=[ast.arg(a.arg) for a in arguments.args],
+        vararg=ast.arg(arguments.vararg.arg) if arguments.vararg else None,
+        kwonlyargs=[ast.arg(a.arg) for a in arguments.kwonlyargs],
+        kw_defaults=arguments.kw_defaults,
+        kwarg=ast.arg(arguments.kwarg.arg) if arguments.kwarg else None,
+        defaults=arguments.defaults,
+    )
+    return (
+        f"{reference.rstrip()}\n\n\n{keep} = {old}\n\n\n"
+        f"def {new}({ast.unparse(bare)}):\n    return {keep}({', '.join(call)})\n"
+    )
+
+
+def fuzzy_answers(
+    problems: Sequence[Problem], known: Sequence[Memory], threshold: float = RECALL_THRESHOLD
+) -> list[str | None]:
+    """Per problem, the reference of the memory it keeps at least ``threshold`` of (renamed to its
+    signature), or None where it keeps too little of every memory."""
+    memory = TextMemory([item.prompt for item in known])
+    answers: list[str | None] = []
+    for problem in problems:
+        found = memory.recall(problem.prompt, threshold)
+        answers.append(None if found is None else renamed_to(known[found.index], problem))
+    return answers
 
 
 def not_memorized(problem: Problem) -> str:
@@ -115,18 +228,57 @@ def _original(problems: Sequence[Problem], options: Mapping[str, str]) -> list[s
     return [parent_reference(problem, originals) for problem in problems]
 
 
+RECALLS = ("exact", "fuzzy")
+
+
+def memorizer_options(
+    options: Mapping[str, str], text: str = "memorizer"
+) -> tuple[str, float, dt.date | None]:
+    """(recall, threshold, before) from a memorizer spec's options, or an InputError naming the bad one."""
+    recall = options.get("recall", "exact")
+    if recall not in RECALLS:
+        raise InputError(f"model spec '{text}': recall must be exact or fuzzy, not '{recall}'")
+    threshold = RECALL_THRESHOLD
+    if "threshold" in options:
+        if recall != "fuzzy":
+            raise InputError(f"model spec '{text}': threshold needs recall=fuzzy")
+        try:
+            threshold = float(options["threshold"])
+        except ValueError:
+            threshold = -1.0
+        if not 0.0 < threshold <= 1.0:
+            raise InputError(
+                f"model spec '{text}': threshold must be a number above 0 and at most 1, "
+                f"not '{options['threshold']}'"
+            )
+    before = parse_cutoff(options["before"], f"model spec '{text}': before") if "before" in options else None
+    return recall, threshold, before
+
+
 def _memorizer(problems: Sequence[Problem], options: Mapping[str, str]) -> list[str]:
-    memory = memorized(problems, options.get("originals"))
-    answers = [memory.get(problem.prompt) for problem in problems]
+    recall, threshold, before = memorizer_options(options)
+    known = memories(problems, options.get("originals"))
+    if before is not None:  # a training cutoff: only what was released before it was seen
+        known = [memory for memory in known if memory.released is not None and memory.released < before]
+    if recall == "fuzzy":
+        answers = fuzzy_answers(problems, known, threshold)
+    else:
+        exact = {memory.prompt: memory.reference for memory in known}
+        answers = [exact.get(problem.prompt) for problem in problems]
     return [
-        known if known is not None else not_memorized(problem)
-        for known, problem in zip(answers, problems, strict=True)
+        known_answer if known_answer is not None else not_memorized(problem)
+        for known_answer, problem in zip(answers, problems, strict=True)
     ]
 
 
 BASELINES.add("reference", _reference)
 BASELINES.add("original", _original, options=("originals",))
-BASELINES.add("memorizer", _memorizer, options=("originals",))
+BASELINES.add(
+    "memorizer",
+    _memorizer,
+    options=("originals", "recall", "threshold", "before"),
+    check=lambda text, options: memorizer_options(options, text),
+)
 
 
 def baseline_code(

@@ -9,13 +9,19 @@ Grammar (an optional ``?key=value&...`` suffix sets options such as ``mode``)::
                                 reference, found by id in BENCH when a variant does not carry it)
     memorizer[?originals=BENCH] the contamination baseline: the original's reference for a prompt it
                                 has seen byte for byte, NotImplementedError otherwise
+    memorizer?recall=fuzzy      ... for a prompt that keeps most of one it has seen, renamed to the
+                                prompt's signature ([&threshold=X], default models.recall.RECALL_THRESHOLD)
+    memorizer?before=DATE       ... having seen only the problems released before DATE
+    trained:PATH.pt             a small transformer trained by bench/contaminate.py (the torch extra)
     st:NAME                     a sentence-transformers embedder (embeddings only)
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl
@@ -61,7 +67,27 @@ class ModelSpec:
             from benchmorph.models.gguf import gguf_identity
 
             return f"llamacpp:{gguf_identity(self.model)}?mode={self.mode}"
+        if self.backend == "trained":  # retrained at the same path, it is another model
+            return f"trained:{_file_digest(self.model)}"
         return f"{self.backend}:{self.model}"
+
+
+def _file_digest(path: str) -> str:
+    """The sha256 of a file's content (a checkpoint of a few MB), cached by its size and mtime."""
+    try:
+        stat = Path(path).stat()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=Path(path)) from None
+    return _digest(path, stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=32)
+def _digest(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:32]
 
 
 SchemeParser = Callable[[str, str, dict[str, str]], ModelSpec]
@@ -96,7 +122,7 @@ def _scheme_of(body: str) -> tuple[Scheme, str] | None:
         return SCHEMES.get(body), ""
     baselines = _baselines()
     if not sep and body in baselines:
-        return _baseline_scheme(body, baselines.meta(body).get("options", ())), ""
+        return _baseline_scheme(body, baselines.meta(body)), ""
     return None
 
 
@@ -106,11 +132,16 @@ def _baselines() -> Registry[Any]:
     return BASELINES
 
 
-def _baseline_scheme(name: str, options: Any) -> Scheme:
+def _baseline_scheme(name: str, meta: Any) -> Scheme:
+    """A baseline's scheme; its registration's ``check(text, options)`` (if any) vets the option values."""
+    check = meta.get("check")
+
     def parse(text: str, rest: str, given: dict[str, str]) -> ModelSpec:
+        if check is not None:
+            check(text, given)
         return ModelSpec(text, "baseline", name, options=given)
 
-    return Scheme(name, parse, bare=True, options=frozenset(options), example=name)
+    return Scheme(name, parse, bare=True, options=frozenset(meta.get("options", ())), example=name)
 
 
 def _examples() -> str:
@@ -141,9 +172,8 @@ def _check_options(text: str, scheme: Scheme, options: dict[str, str]) -> None:
                 UNIVERSAL_OPTIONS | {o for name in SCHEMES.names() for o in SCHEMES.get(name).options}
             )
             raise InputError(f"model spec '{text}': unknown option '{option}' (known: {known})")
-        raise InputError(
-            f"model spec '{text}': the option '{option}' belongs to {' and '.join(owners)} specs only"
-        )
+        named = owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
+        raise InputError(f"model spec '{text}': the option '{option}' belongs to {named} specs only")
 
 
 def parse_spec(text: str) -> ModelSpec:
@@ -209,6 +239,19 @@ def _parse_st(text: str, rest: str, options: dict[str, str]) -> ModelSpec:
     return ModelSpec(text, "sentence-transformers", rest, options=options)
 
 
+def _parse_trained(text: str, rest: str, options: dict[str, str]) -> ModelSpec:
+    _threads(text, options)
+    path = Path(rest).expanduser()
+    if not rest or not path.is_file():
+        raise InputError(
+            f"model spec '{text}': no checkpoint at {path if rest else '(none given)'} "
+            "(train one with python bench/contaminate.py)"
+        )
+    if options.get("mode", "completion") != "completion":
+        raise InputError(f"model spec '{text}': a trained model answers completion prompts only")
+    return ModelSpec(text, "trained", str(path.resolve()), mode="completion", options=options)
+
+
 def _mode(options: dict[str, str], default: Mode) -> Mode:
     mode = options.get("mode", default)
     return "chat" if mode == "chat" else "completion"
@@ -224,3 +267,7 @@ SCHEMES.add(
     Scheme("llamacpp", _parse_llamacpp, options=frozenset({"threads"}), example="llamacpp:PATH.gguf"),
 )
 SCHEMES.add("st", Scheme("st", _parse_st, example="st:NAME"))
+SCHEMES.add(
+    "trained",
+    Scheme("trained", _parse_trained, options=frozenset({"threads"}), example="trained:PATH.pt"),
+)

@@ -25,12 +25,18 @@ from benchmorph.report.analysis import (
     run_labels,
 )
 from benchmorph.report.contamination import (
+    AxisVerdict,
     ContaminationGroup,
+    Cutoffs,
+    DateGroup,
     MetamorphicRow,
+    axis_verdicts,
     contamination,
+    date_split,
     metamorphic_rows,
 )
 from benchmorph.report.details import ProblemDetail, problem_details
+from benchmorph.report.recall import RecallCurve, report_curves
 
 SCHEMA_VERSION = 1
 
@@ -48,6 +54,12 @@ class Report:
     contamination: list[ContaminationGroup] = field(default_factory=list)
     # Every model run on originals and on metamorphic variants: Pass@K beside DyPass@K, and BLEU-4.
     metamorphic: list[MetamorphicRow] = field(default_factory=list)
+    # With cutoffs: pass@1 before and after each model's training cutoff, on dated originals.
+    dates: list[DateGroup] = field(default_factory=list)
+    # Per model, which axes (rewrites, dates) flag it.
+    verdicts: list[AxisVerdict] = field(default_factory=list)
+    # How close the metamorphic variants stay to their originals, on the fuzzy memoriser's curve.
+    recall: list[RecallCurve] = field(default_factory=list)
 
     @property
     def models(self) -> list[str]:
@@ -66,11 +78,20 @@ class Report:
         return data
 
 
-def build_report(runs: Sequence[RunDir | str | Path], engine: Engine) -> Report:
+def build_report(
+    runs: Sequence[RunDir | str | Path],
+    engine: Engine,
+    *,
+    cutoffs: Cutoffs | None = None,
+    reference_models: Sequence[str] = (),
+) -> Report:
     """Pair runs by model and parent ids, then compute every table.
 
     The engine is needed because answered-the-original counts run failed
-    variant samples against their parent problems.
+    variant samples against their parent problems.  ``cutoffs`` (model ->
+    training cutoff, ``""`` for every model) add the date split of the
+    contamination section; ``reference_models`` are the models trusted to be
+    uncontaminated.
 
     >>> from benchmorph.execution import Engine
     >>> with Engine() as engine:  # doctest: +SKIP
@@ -82,6 +103,9 @@ def build_report(runs: Sequence[RunDir | str | Path], engine: Engine) -> Report:
     families, outcomes = family_rows(pairs, engine)
     originals = [run for run in loaded if not run.parent_ids]
     problems = problem_rows(pairs, outcomes, originals)
+    dates = date_split(loaded, cutoffs, reference_models) if cutoffs else []
+    known = [row.model for group in dates for row in group.models]
+    groups = contamination(loaded, reference_models, known_models=known)
     return Report(
         created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         runs=[
@@ -100,8 +124,11 @@ def build_report(runs: Sequence[RunDir | str | Path], engine: Engine) -> Report:
         rankings=ranking_changes(families),
         problems=problems,
         details=problem_details(problems, pairs, originals, labels),
-        contamination=contamination(loaded),
+        contamination=groups,
         metamorphic=metamorphic_rows(loaded),
+        dates=dates,
+        verdicts=axis_verdicts(groups, dates),
+        recall=report_curves(pairs),
     )
 
 

@@ -16,6 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from benchmorph.report.analysis import FamilyRow, LeaderboardRow
+from benchmorph.report.recall import RecallCurve
 
 ORIGINAL_COLOR = "#4c78a8"
 VARIANT_COLOR = "#f58518"
@@ -147,3 +148,29 @@ def leaderboard_bars(rows: Sequence[LeaderboardRow]) -> str:
     axes.set_ylabel("pass@1")
     axes.spines[["top", "right"]].set_visible(False)
     return _svg(figure, "bars")
+
+
+def recall_chart(curve: RecallCurve, salt: str = "recall") -> str:
+    """The fuzzy memoriser's curve: share recalled against the threshold, per kind of text, with the
+    chosen threshold marked; where the report's variants sit is their own line."""
+    figure = Figure(figsize=(6.5, 3.4), dpi=96)
+    axes = figure.add_subplot()
+    lines = [
+        ("light edit", curve.recalled["light edit"], ORIGINAL_COLOR, "-"),
+        ("30% reworded", curve.recalled["reworded 30%"], "#72b7b2", "-"),
+        ("half reworded", curve.recalled["reworded 50%"], "#54a24b", "-"),
+        ("unrelated originals", curve.mistaken, "#999999", "--"),
+    ]
+    if curve.variants_recalled:
+        lines.append((f"our variants ({curve.variants})", curve.variants_recalled, VARIANT_COLOR, "-"))
+    for index, (label, shares, color, style) in enumerate(lines):
+        (line,) = axes.plot(curve.thresholds, shares, style, color=color, linewidth=1.8, label=label)
+        line.set_gid(f"data-recall-{index}")
+    axes.axvline(curve.chosen, color="#c0392b", linewidth=1, linestyle=":")
+    axes.text(curve.chosen, 1.02, f" chosen {curve.chosen:.2f}", color="#c0392b", fontsize=8, va="bottom")
+    axes.set_xlabel("threshold: share of the original's tokens kept in order")
+    axes.set_ylabel("share recalled")
+    axes.set_ylim(-0.02, 1.1)
+    axes.legend(fontsize=7, loc="lower left", frameon=False)
+    axes.spines[["top", "right"]].set_visible(False)
+    return _svg(figure, salt)

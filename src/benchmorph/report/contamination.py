@@ -11,15 +11,18 @@ and on their metamorphic variants this module gives, per benchmark:
   over the seeds every model was judged on, so that all models are compared on
   one problem set;
 - **the fit**: dynamic pass@1 against static pass@1 across models, by least
-  squares (numpy).  Each model is judged against the line fitted to the *other*
-  models (leave-one-out): a contaminated model would otherwise pull the line
-  toward itself, and with the three or four models a study often has, it would
-  never look unusual.  The model is flagged when its dynamic score lies outside
-  the 95% prediction interval at its static score.  The interval's variance is
-  the fit's residual variance (with the usual 1 + 1/m + leverage terms) plus the
-  sampling variance of the model's own dynamic score over seeds.  Where the
-  other models' static scores do not vary, or there are only two of them, the
-  line cannot be fitted and the prediction is their mean (a flat line);
+  squares (numpy).  A model is never judged against a line it helped fit (a
+  contaminated model would pull the line toward itself), nor against one a
+  contaminated model helped fit (two of them would widen each other's interval
+  until neither stood out): a forward search (:func:`_judge`) grows the fit
+  from the most trusted models and leaves out every model it flags.  The model
+  is flagged when its dynamic score lies outside the 95% prediction interval at
+  its static score.  The interval's variance is the fit's residual variance
+  (with the usual 1 + 1/m + leverage terms) plus the sampling variance of the
+  model's own dynamic score over seeds.  Where the fitted models' static scores
+  do not vary, or there are only two of them, the line cannot be fitted and the
+  prediction is their mean (a flat line), used only for a model whose static
+  score lies among theirs (a flat line says nothing about a weaker model);
 - **the gap**: static minus dynamic pass@1 per model, with a 95% paired
   bootstrap interval over seeds (the same resampling the report's other
   intervals use), and, for the reference models the user names
@@ -29,13 +32,23 @@ and on their metamorphic variants this module gives, per benchmark:
 
 Calibration: ``reference`` (1.0 / 1.0) and ``original`` (1.0 / 1.0) are not
 flagged, ``memorizer`` (1.0 / 0.0) is.
+
+A second axis needs no rewrite: **release dates** (:func:`date_split`).  Where
+problems carry a release date (:mod:`benchmorph.data.dates`), pass@1 on the
+problems released before a model's stated training cutoff is compared with
+pass@1 on those released after it, with a 95% bootstrap interval of the
+difference (the two sets resampled apart); the model is flagged on this axis
+when the interval lies wholly above zero (and above every reference model's,
+where any are named: later problems may simply be harder).  :func:`axis_verdicts`
+says, per model, which axes support a verdict: dates, rewrites, or both.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import fmean
@@ -43,15 +56,17 @@ from typing import Any
 
 import numpy as np
 
+from benchmorph.data.dates import parse_cutoff, release_date
 from benchmorph.data.errors import InputError
 from benchmorph.evaluation.passk import dypass_counts, pass_at_k_table, sample_counts
 from benchmorph.evaluation.rundir import RunDir, load_run
 from benchmorph.report.analysis import Pairing, pairings, pass_fractions
-from benchmorph.report.stats import RESAMPLES, SEED, bootstrap_mean
+from benchmorph.report.stats import RESAMPLES, SEED, bootstrap_difference, bootstrap_mean
 
 FAMILY = "metamorphic"
 LEVEL = 0.95
 MIN_MODELS = 3
+SEED_MODELS = 2  # the forward search starts from this many of the most trusted models
 TOLERANCE = 1e-9
 
 
@@ -206,12 +221,14 @@ def contamination(
     min_models: int = MIN_MODELS,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    known_models: Sequence[str] = (),
 ) -> list[ContaminationGroup]:
     """The verdict per original benchmark that at least ``min_models`` models ran, statically and on
     metamorphic variants (a run of variants is paired with a run of the same model on their parents).
 
     ``reference_models`` are model names as the report shows them (the run's
-    model spec); naming one that no pair has is an InputError.
+    model spec); naming one that no pair has is an InputError, unless the date
+    axis judged it (``known_models``).
     """
     loaded = [run if isinstance(run, RunDir) else load_run(run) for run in runs]
     pairs = [pairing for pairing in pairings(loaded) if FAMILY in pairing.families.values()]
@@ -219,7 +236,7 @@ def contamination(
     for pairing in pairs:
         groups[pairing.original.benchmark].append(pairing)
     known = {pairing.model for pairing in pairs}
-    missing = [name for name in reference_models if name not in known]
+    missing = [name for name in reference_models if name not in known and name not in known_models]
     if missing:
         raise InputError(
             f"--reference-models: no paired static and metamorphic runs of '{missing[0]}' "
@@ -298,27 +315,260 @@ def _group(
     )
 
 
+def _static_se(verdict: ModelVerdict) -> float:
+    """The sampling error of a model's static pass@1 over its seeds (at least one seed's worth)."""
+    p = verdict.static
+    return math.sqrt(max(p * (1 - p), 0.0) / max(verdict.seeds, 1)) + 1.0 / max(verdict.seeds, 1)
+
+
+def _judge_one(verdict: ModelVerdict, pool: Sequence[ModelVerdict], own: list[float]) -> None:
+    """Judge ``verdict`` against the fit over ``pool`` (which does not hold it)."""
+    fit = fit_models([o.static for o in pool], [o.dynamic for o in pool])
+    if fit is None or fit.df < 1:
+        return
+    if fit.kind == "mean":
+        # A flat fit says nothing about a model whose static score lies outside the pool's.
+        statics = [o.static for o in pool]
+        margin = 2 * _static_se(verdict)
+        if not min(statics) - margin <= verdict.static <= max(statics) + margin:
+            return
+    own_variance = float(np.var(own, ddof=1)) / len(own) if len(own) > 1 else 0.0
+    se = math.sqrt(fit.prediction_se(verdict.static) ** 2 + own_variance)
+    predicted = fit.predict(verdict.static)
+    half = t_quantile(0.5 + LEVEL / 2, fit.df) * se
+    verdict.predicted = predicted
+    # pass@1 lies in [0, 1]; the interval is shown clipped to it (the verdict is unchanged by that).
+    verdict.interval_low, verdict.interval_high = max(0.0, predicted - half), min(1.0, predicted + half)
+    verdict.fit = fit.kind
+    verdict.flagged, verdict.side = False, None
+    if verdict.dynamic < verdict.interval_low - TOLERANCE:
+        verdict.flagged, verdict.side = True, "below"
+    elif verdict.dynamic > verdict.interval_high + TOLERANCE:
+        verdict.flagged, verdict.side = True, "above"
+
+
 def _judge(verdicts: list[ModelVerdict], per_model: dict[str, list[float]]) -> None:
-    """Leave-one-out prediction intervals: each model against the fit over the others."""
-    quantile = 0.5 + LEVEL / 2
-    for verdict in verdicts:
-        others = [other for other in verdicts if other.model != verdict.model]
-        fit = fit_models([o.static for o in others], [o.dynamic for o in others])
-        if fit is None or fit.df < 1:
+    """A forward search: the fit grows from the most trusted models, and a model it flags stays out.
+
+    Judging every model against all the others (leave-one-out) lets two contaminated models hide each
+    other: each widens the other's interval until neither lies outside it.  So the models are taken in
+    order of trust (the ``--reference-models`` first, then by gap, smallest first); the first
+    :data:`SEED_MODELS` form the clean set, every later model is judged against the fit over the clean
+    set and joins it unless flagged, and at the end every member of the clean set is judged against
+    the rest of it (leave-one-out among the models that were not flagged).
+    """
+    order = sorted(verdicts, key=lambda v: (not v.reference, v.gap, v.model))
+    clean = order[:SEED_MODELS]
+    for verdict in order[SEED_MODELS:]:
+        _judge_one(verdict, clean, per_model[verdict.model])
+        if not verdict.flagged:
+            clean.append(verdict)
+    for verdict in clean:
+        verdict.predicted = verdict.interval_low = verdict.interval_high = verdict.fit = None
+        _judge_one(verdict, [o for o in clean if o is not verdict], per_model[verdict.model])
+
+
+# ------------------------------------------------------------------ the second axis: release dates
+
+
+@dataclass
+class DateVerdict:
+    """One model on dated problems: pass@1 before and after its training cutoff, and the gap's interval."""
+
+    model: str
+    run: str
+    cutoff: str  # YYYY-MM-DD: problems released on or after it are "after"
+    before: int  # problems released before the cutoff
+    after: int
+    pass_before: float
+    pass_after: float
+    gap: float  # pass_before - pass_after
+    gap_ci_low: float
+    gap_ci_high: float
+    flagged: bool = False
+    reference: bool = False
+    exceeds_reference: bool | None = None
+
+
+@dataclass
+class DateGroup:
+    """The date split of every model run on one benchmark's dated originals."""
+
+    benchmark: str
+    problems: int  # dated problems judged
+    undated: int  # judged problems without a release date (left out)
+    first: str | None  # the earliest and latest release dates
+    last: str | None
+    models: list[DateVerdict]
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+Cutoffs = Mapping[str, dt.date]  # model name -> cutoff; the key "" applies to every other model
+
+
+def parse_cutoffs(values: Sequence[str]) -> dict[str, dt.date]:
+    """``--cutoff DATE`` (every model) and ``--cutoff MODEL=DATE`` (one model), as a Cutoffs mapping.
+
+    A date never holds ``=``, so the last ``=`` splits a model from its date even where the model's
+    name holds one (``memorizer?before=2024-02-01=2024-02-01``)."""
+    cutoffs: dict[str, dt.date] = {}
+    for value in values:
+        model, _, text = value.rpartition("=")
+        cutoffs[model.strip()] = parse_cutoff(text, "--cutoff")
+    return cutoffs
+
+
+def _cutoff_for(model: str, cutoffs: Cutoffs) -> dt.date | None:
+    return cutoffs.get(model, cutoffs.get(""))
+
+
+def date_split(
+    runs: Sequence[RunDir | str | Path],
+    cutoffs: Cutoffs,
+    reference_models: Sequence[str] = (),
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> list[DateGroup]:
+    """Per benchmark whose judged originals carry release dates, each model's pass@1 before and after
+    its cutoff (runs of variants are left out: a variant carries its parent's date).
+
+    A model the cutoffs do not name (and no ``""`` default covers) is left out with a note; naming a
+    model in ``cutoffs`` that no run has is an InputError.
+    """
+    loaded = [run if isinstance(run, RunDir) else load_run(run) for run in runs]
+    originals = [run for run in loaded if not run.parent_ids]
+    named = [model for model in cutoffs if model]
+    known = {run.model for run in originals}
+    missing = [model for model in named if model not in known]
+    if missing:
+        raise InputError(
+            f"--cutoff: no run of '{missing[0]}' on original problems "
+            f"(models: {', '.join(sorted(known)) or 'none'})"
+        )
+    by_benchmark: dict[str, list[RunDir]] = defaultdict(list)
+    for run in originals:
+        by_benchmark[run.benchmark].append(run)
+    groups = []
+    for benchmark, members in sorted(by_benchmark.items()):
+        group = _date_group(benchmark, members, cutoffs, list(reference_models), resamples, seed)
+        if group is not None:
+            groups.append(group)
+    return groups
+
+
+def _date_group(
+    benchmark: str, members: list[RunDir], cutoffs: Cutoffs, references: list[str], resamples: int, seed: int
+) -> DateGroup | None:
+    problems = members[0].problems()
+    released = {pid: release_date(problem.source) for pid, problem in problems.items()}
+    if not any(released.values()):
+        return None
+    notes: list[str] = []
+    seen: set[str] = set()
+    verdicts: list[DateVerdict] = []
+    judged_dated: set[str] = set()
+    undated: set[str] = set()
+    for run in members:
+        if run.model in seen:
+            notes.append(f"{run.model}: more than one run; using the first")
             continue
-        own = per_model[verdict.model]
-        own_variance = float(np.var(own, ddof=1)) / len(own) if len(own) > 1 else 0.0
-        se = math.sqrt(fit.prediction_se(verdict.static) ** 2 + own_variance)
-        predicted = fit.predict(verdict.static)
-        half = t_quantile(quantile, fit.df) * se
-        verdict.predicted = predicted
-        # pass@1 lies in [0, 1]; the interval is shown clipped to it (the verdict is unchanged by that).
-        verdict.interval_low, verdict.interval_high = max(0.0, predicted - half), min(1.0, predicted + half)
-        verdict.fit = fit.kind
-        if verdict.dynamic < verdict.interval_low - TOLERANCE:
-            verdict.flagged, verdict.side = True, "below"
-        elif verdict.dynamic > verdict.interval_high + TOLERANCE:
-            verdict.flagged, verdict.side = True, "above"
+        seen.add(run.model)
+        cutoff = _cutoff_for(run.model, cutoffs)
+        if cutoff is None:
+            notes.append(f"{run.model}: no --cutoff for it, so no date split")
+            continue
+        rates = pass_fractions(run.verdicts)
+        before = [rate for pid, rate in rates.items() if released.get(pid) and released[pid] < cutoff]  # type: ignore[operator]
+        after = [rate for pid, rate in rates.items() if released.get(pid) and released[pid] >= cutoff]  # type: ignore[operator]
+        judged_dated.update(pid for pid in rates if released.get(pid))
+        undated.update(pid for pid in rates if not released.get(pid))
+        if not before or not after:
+            side = "before" if not before else "after"
+            notes.append(f"{run.model}: no judged problem released {side} {cutoff.isoformat()}")
+            continue
+        interval = bootstrap_difference(before, after, resamples, seed)
+        verdicts.append(
+            DateVerdict(
+                model=run.model,
+                run=str(run.path),
+                cutoff=cutoff.isoformat(),
+                before=len(before),
+                after=len(after),
+                pass_before=fmean(before),
+                pass_after=fmean(after),
+                gap=fmean(before) - fmean(after),
+                gap_ci_low=interval.low,
+                gap_ci_high=interval.high,
+                reference=run.model in references,
+            )
+        )
+    reference_high = [v.gap_ci_high for v in verdicts if v.reference]
+    for verdict in verdicts:
+        above_zero = verdict.gap_ci_low > TOLERANCE
+        if reference_high and not verdict.reference:
+            verdict.exceeds_reference = verdict.gap_ci_low > max(reference_high)
+            verdict.flagged = above_zero and verdict.exceeds_reference
+        else:
+            verdict.flagged = above_zero and not verdict.reference
+    if undated:
+        notes.append(f"{len(undated)} judged problems carry no release date and are left out")
+    dates = sorted(d for d in released.values() if d is not None)
+    verdicts.sort(key=lambda v: (-v.gap, v.model))
+    return DateGroup(
+        benchmark=benchmark,
+        problems=len(judged_dated),
+        undated=len(undated),
+        first=dates[0].isoformat() if dates else None,
+        last=dates[-1].isoformat() if dates else None,
+        models=verdicts,
+        notes=notes,
+    )
+
+
+@dataclass
+class AxisVerdict:
+    """One model on one benchmark, over both axes: which of them flag it (None: not measured), the
+    axes that support a verdict (``axis``: both, dates or rewrites; None if none does) and in words."""
+
+    benchmark: str
+    model: str
+    rewrites: bool | None = None
+    dates: bool | None = None
+    axis: str | None = None
+    says: str = ""
+
+    def settle(self) -> AxisVerdict:
+        axes = (("dates", self.dates), ("rewrites", self.rewrites))
+        flagged = [name for name, flag in axes if flag]
+        measured = [name for name, flag in axes if flag is not None]
+        self.axis = "both" if len(flagged) == 2 else (flagged[0] if flagged else None)
+        if self.axis is None:
+            self.says = f"not flagged ({' and '.join(measured)} measured)"
+        else:
+            unflagged = [name for name in measured if name not in flagged]
+            self.says = f"contaminated: {' and '.join(flagged)}" + (
+                f" (not {unflagged[0]})" if unflagged else ""
+            )
+        return self
+
+
+def axis_verdicts(groups: Sequence[ContaminationGroup], dates: Sequence[DateGroup]) -> list[AxisVerdict]:
+    """Every model either axis judged, with what each axis says about it."""
+    found: dict[tuple[str, str], AxisVerdict] = {}
+    for group in groups:
+        for row in group.models:
+            entry = found.setdefault((group.benchmark, row.model), AxisVerdict(group.benchmark, row.model))
+            entry.rewrites = bool(row.flagged and row.side == "below")
+    for date_group in dates:
+        for verdict in date_group.models:
+            key = (date_group.benchmark, verdict.model)
+            entry = found.setdefault(key, AxisVerdict(date_group.benchmark, verdict.model))
+            entry.dates = verdict.flagged
+    return [found[key].settle() for key in sorted(found)]
 
 
 # ------------------------------------------------------------------ Pass@K vs DyPass@K (any number of models)

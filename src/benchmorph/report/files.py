@@ -9,6 +9,7 @@ from pathlib import Path
 from benchmorph.evaluation.rundir import RunDir
 from benchmorph.execution.engine import Engine
 from benchmorph.report.build import Report, build_report, write_json
+from benchmorph.report.contamination import Cutoffs
 from benchmorph.report.exports import write_csv, write_markdown
 from benchmorph.report.html import write_html
 
@@ -31,16 +32,19 @@ def write_report(
     *,
     markdown: str | Path | None = None,
     csv_dir: str | Path | None = None,
+    cutoffs: Cutoffs | None = None,
+    reference_models: Sequence[str] = (),
 ) -> ReportFiles:
     """Build the report over ``runs`` once and write the HTML, ``report.json`` beside it (same stem,
     always: it holds every number the page shows), and Markdown and one CSV per table on request.
+    ``cutoffs`` and ``reference_models`` go to the contamination section (:func:`build_report`).
 
     The engine re-runs failed variant samples on their parents (answered-the-original); it is used,
     not closed.
     """
     if not runs:
         raise ValueError("write_report needs at least one run directory")
-    report = build_report(runs, engine)
+    report = build_report(runs, engine, cutoffs=cutoffs, reference_models=reference_models)
     html_path = write_html(report, html)
     return ReportFiles(
         report=report,

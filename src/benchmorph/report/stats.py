@@ -44,6 +44,21 @@ def bootstrap_paired_difference(
     return bootstrap_mean([a - b for a, b in zip(first, second, strict=True)], resamples=resamples, seed=seed)
 
 
+def bootstrap_difference(
+    first: Sequence[float], second: Sequence[float], resamples: int = RESAMPLES, seed: int = SEED
+) -> Interval:
+    """95% interval of mean(first) - mean(second) for two independent sets (each resampled on its own:
+    problems released before and after a date are different problems, nothing pairs them)."""
+    one, two = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    if one.size == 0 or two.size == 0:
+        return Interval(float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means_one = one[rng.integers(0, one.size, size=(resamples, one.size))].mean(axis=1)
+    means_two = two[rng.integers(0, two.size, size=(resamples, two.size))].mean(axis=1)
+    low, high = np.percentile(means_one - means_two, [2.5, 97.5])
+    return Interval(float(low), float(high))
+
+
 def ranks(scores: Mapping[str, float]) -> dict[str, int]:
     """Competition ranks (1 = best; ties share the better rank), the way leaderboards print them."""
     ordered = sorted(scores.values(), reverse=True)

@@ -244,6 +244,110 @@ def contamination_table(report: Report) -> Table:
     return table
 
 
+def contamination_dates_table(report: Report) -> Table:
+    """pass@1 on the dated originals released before and after each model's cutoff, and the gap."""
+    columns = [
+        Column("benchmark", "benchmark"),
+        Column("model", "model"),
+        Column("cutoff", "cutoff"),
+        Column("before", "released before", "int"),
+        Column("pass_before", "pass@1 before", "rate"),
+        Column("after", "released after", "int"),
+        Column("pass_after", "pass@1 after", "rate"),
+        Column("gap", "gap", "signed"),
+        Column("gap_ci", "gap 95% CI", "interval"),
+        Column("verdict", "verdict"),
+    ]
+    table = Table(
+        "contamination_dates", "Contamination by release date: before vs after the training cutoff", columns
+    )
+    for group in report.dates:
+        for row in group.models:
+            verdict = "flagged" if row.flagged else "not flagged"
+            if row.reference:
+                verdict += ", reference"
+            table.rows.append(
+                [
+                    group.benchmark,
+                    row.model,
+                    row.cutoff,
+                    row.before,
+                    row.pass_before,
+                    row.after,
+                    row.pass_after,
+                    row.gap,
+                    (row.gap_ci_low, row.gap_ci_high),
+                    verdict,
+                ]
+            )
+    return table
+
+
+def contamination_axes_table(report: Report) -> Table:
+    """Per model, what each axis says and which supports a contamination verdict (only with dates)."""
+    columns = [
+        Column("benchmark", "benchmark"),
+        Column("model", "model"),
+        Column("rewrites", "rewrites"),
+        Column("dates", "dates"),
+        Column("verdict", "verdict"),
+    ]
+    table = Table("contamination_axes", "Contamination verdict: which axis supports it", columns)
+    if not report.dates:
+        return table
+
+    def word(flag: bool | None) -> str:
+        return "not measured" if flag is None else ("flagged" if flag else "not flagged")
+
+    for verdict in report.verdicts:
+        table.rows.append(
+            [verdict.benchmark, verdict.model, word(verdict.rewrites), word(verdict.dates), verdict.says]
+        )
+    return table
+
+
+def recall_table(report: Report) -> Table:
+    """The fuzzy memoriser's curve: at each threshold, the share of near-copies it recalls, of originals it
+    mistakes for another, and of the report's metamorphic variants it recalls."""
+    columns = [
+        Column("benchmark", "originals"),
+        Column("variants", "variants"),
+        Column("threshold", "threshold"),
+        Column("renamed", "renamed", "rate"),
+        Column("framed", "framed", "rate"),
+        Column("light", "light edit", "rate"),
+        Column("reworded30", "30% reworded", "rate"),
+        Column("reworded50", "half reworded", "rate"),
+        Column("unrelated", "unrelated originals", "rate"),
+        Column("variants_recalled", "our variants", "rate"),
+    ]
+    table = Table(
+        "contamination_recall", "How close must the text stay for a memoriser to recall it?", columns
+    )
+    for curve in report.recall:
+        for threshold in curve.thresholds:
+            step = round(threshold * 100)
+            if step % 5 and abs(threshold - curve.chosen) > 1e-9:
+                continue
+            row = curve.at(threshold)
+            mark = " (chosen)" if abs(threshold - curve.chosen) < 1e-9 else ""
+            table.rows.append(
+                [
+                    curve.benchmark,
+                    curve.variant_benchmark,
+                    f"{threshold:.2f}{mark}",
+                    row["renamed"],
+                    row["framed"],
+                    row["light edit"],
+                    row["reworded 30%"],
+                    row["reworded 50%"],
+                    row["unrelated originals"],
+                    row.get("variants"),
+                ]
+            )
+    return table
+
+
 def metamorphic_table(report: Report) -> Table:
     """DyCodeEval's table: pass@k on the originals beside DyPass@k on their metamorphic variants, per
     model, and the variants' mean BLEU-4 against their originals (external) and each other (internal)."""
@@ -283,6 +387,9 @@ def all_tables(report: Report) -> list[Table]:
         problem_table(report),
         metamorphic_table(report),
         contamination_table(report),
+        contamination_dates_table(report),
+        contamination_axes_table(report),
+        recall_table(report),
     ]
     return [table for table in tables if table.rows]
 

@@ -22,6 +22,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from benchmorph.data.dates import RELEASE_DATE, parse_date
 from benchmorph.data.errors import InputError
 from benchmorph.data.jsonl import check_unique_ids, read_jsonl, require
 from benchmorph.data.models import Problem, TestCase
@@ -210,6 +211,9 @@ def problem_from_row(row: dict[str, Any], *, path: Path, line: int) -> Problem:
     for key in ("question_title", "platform", "contest_id", "contest_date", "difficulty"):
         if key in row:
             source[key] = row[key]
+    released = parse_date(row.get("contest_date"))
+    if released is not None:  # the date axis of `benchmorph contamination --cutoff` reads this
+        source[RELEASE_DATE] = released.isoformat()
     return Problem(
         id=question_id,
         kind="method" if functional else "stdin",

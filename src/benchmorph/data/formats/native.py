@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchmorph.data import values
+from benchmorph.data.dates import RELEASE_DATE, parse_date
 from benchmorph.data.errors import InputError
 from benchmorph.data.jsonl import check_unique_ids, first_record, read_jsonl, write_jsonl
 from benchmorph.data.models import SCHEMA_VERSION, Problem, TestCase, Variant
@@ -111,6 +112,14 @@ def parse_record(row: dict[str, Any], *, path: Path, line: int) -> Problem:
         raise InputError(f"unknown field for a {record}", path=path, line=line, field=unknown[0])
     data = {key: value for key, value in row.items() if key not in _ENVELOPE}
     data["tests"] = _parse_tests(data.get("tests", []), path=path, line=line)
+    source = data.get("source")
+    if isinstance(source, dict) and RELEASE_DATE in source and parse_date(source[RELEASE_DATE]) is None:
+        raise InputError(
+            f"expected a date YYYY-MM-DD, got {source[RELEASE_DATE]!r}",
+            path=path,
+            line=line,
+            field=f"source.{RELEASE_DATE}",
+        )
     try:
         return model.model_validate(data, strict=True)
     except ValidationError as exc:

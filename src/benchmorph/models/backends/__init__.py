@@ -22,6 +22,7 @@ GENERATORS: Registry[BackendFactory] = Registry(
 )
 GENERATORS.add("openai", "benchmorph.models.backends.openai_compat:openai_backend")
 GENERATORS.add("llamacpp", "benchmorph.models.backends.llamacpp:llamacpp_backend")
+GENERATORS.add("trained", "benchmorph.models.backends.trained:trained_backend")
 
 
 def register_backend(name: str, factory: BackendFactory) -> None:
