@@ -161,6 +161,9 @@ def audit_checks(names: Sequence[str] | None = None, *, inherited: bool | None =
 _BOUNDARY = re.compile(r"[.!?](?=\s)|\n[ \t]*\n|\n[ \t]*(?:\d+[.)]|[-*\u2022])[ \t]")
 
 
+_QUOTES = re.compile(r"[rRuU]?(?:\"{3}|'{3})\s*")
+
+
 def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
     """The sentence of ``text`` around ``[start, end)``: from after the previous boundary (a sentence's
     end, a blank line, a list item) to its own end, its full stop included."""
@@ -169,6 +172,9 @@ def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
         before = match.end()
     while before < start and text[before].isspace():
         before += 1
+    quotes = _QUOTES.match(text, before, start)
+    if quotes:  # the docstring's opening quotes are not part of its first sentence
+        before = quotes.end()
     after = _BOUNDARY.search(text, end)
     if after is None:
         stop = len(text)

@@ -134,15 +134,18 @@ def near_duplicates(subjects: Sequence[Subject], ctx: AuditContext) -> list[Audi
         found.append(AuditFinding(problem_id, CHECK, "weak", why, f"{CHECK}:near-copy"))
     ordered = [s for s in subjects if len(keyed[s.id][0]) >= MIN_WORDS]
     for index, left in enumerate(ordered):
-        a, code_a = keyed[left.id]
+        text_a, code_a = keyed[left.id]
         for right in ordered[index + 1 :]:
-            b, code_b = keyed[right.id]
-            if len(a) != len(b) or a == b or code_a != code_b or Levenshtein.distance(a, b) != 1:
+            text_b, code_b = keyed[right.id]
+            if len(text_a) != len(text_b) or text_a == text_b or code_a != code_b:
                 continue
-            at = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
-            if not (a[at].isalpha() and b[at].isalpha()):
+            if Levenshtein.distance(text_a, text_b) != 1:
+                continue
+            at = next(i for i, (x, y) in enumerate(zip(text_a, text_b, strict=True)) if x != y)
+            word_a, word_b = text_a[at], text_b[at]
+            if not (word_a.isalpha() and word_b.isalpha()):
                 continue  # a symbol or a number apart: a template filled twice
-            for one, other, mine, theirs in ((left, right, a[at], b[at]), (right, left, b[at], a[at])):
+            for one, other, mine, theirs in ((left, right, word_a, word_b), (right, left, word_b, word_a)):
                 found.append(
                     AuditFinding(
                         one.id,
