@@ -41,17 +41,19 @@ def words(subject: Subject) -> list[str]:
 
 
 def shown_code(subject: Subject) -> str:
-    """The code the prompt shows besides its description and the entry point's def line, name neutral."""
+    """The code the prompt shows besides its docstrings and the entry point's def line, name neutral."""
+    from benchmorph.data.prompt import anatomy
+
     problem = subject.problem
     if problem.kind != "function":
         return ""
-    blank = subject.prose  # description kept, the rest blanked: take the rest instead
-    code = "".join(ch if blank[i] == " " or blank[i] == "\n" else " " for i, ch in enumerate(problem.prompt))
-    lines = [
-        line
-        for line in code.splitlines()
-        if line.strip() and not line.lstrip().startswith(("def ", "'''", '"""'))
-    ]
+    prompt = problem.prompt
+    keep = [True] * len(prompt)
+    for start, end in anatomy(prompt, problem.entry_point).regions:
+        for i in range(start, min(end, len(prompt))):
+            keep[i] = False
+    code = "".join(ch if keep[i] or ch == "\n" else " " for i, ch in enumerate(prompt))
+    lines = [line for line in code.splitlines() if line.strip() and not line.lstrip().startswith("def ")]
     text = " ".join(" ".join(lines).split())
     return re.sub(rf"\b{re.escape(problem.entry_point)}\b", "<f>", text) if problem.entry_point else text
 

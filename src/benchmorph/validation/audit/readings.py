@@ -334,9 +334,11 @@ def _fix(
         return None
     text = clarification
     at = anchor.end()
-    if mutant.operator == "round-half-up":
+    if not mutant.operator.startswith(("letters-", "index-")):
+        # After the clause, not inside it: "the item with maximum frequency in a list (the first one if ...)".
         at = clause_end(prose, anchor.end())
-    return Fix(f"add {text.strip()!r} after {anchor.group(0)!r}", at, at, text, True)
+    where = one_line(problem.prompt[max(anchor.start(), at - 40) : at], 40)
+    return Fix(f"add {text.strip()!r} after {where!r}", at, at, text, True)
 
 
 def reading_findings(subjects: Sequence[Subject], engine: Any) -> list[AuditFinding]:

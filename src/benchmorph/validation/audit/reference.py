@@ -2,7 +2,8 @@
 
 A benchmark's expected outputs come from its reference.  A test input the
 reference cannot run (its contract rejects it, it raises, it runs out of
-time) has no trustworthy answer, and a reference answer its problem's own
+time: a test that cannot be judged, reported as weak) has no trustworthy
+answer, and a reference answer its problem's own
 oracle refuses (HumanEval/32's root finder, where one exists) means the
 reference is wrong there.  Both are what ``Engine.prepare`` drops and says
 why; the audit reports them by problem, with the inputs.  Which inputs a
@@ -33,7 +34,7 @@ def _evidence(subject: Subject, reasons: Sequence[str], limit: int = 3) -> tuple
     return tuple(items)
 
 
-@audit_check("reference-runs", severities={"wrong"}, inherited=False)
+@audit_check("reference-runs", severities={"wrong", "weak"}, inherited=False)
 def reference_runs(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFinding]:
     """A reference that cannot run at all, fails on some test inputs, or gives answers its oracle refuses."""
     found = []
@@ -54,7 +55,8 @@ def reference_runs(subjects: Sequence[Subject], ctx: AuditContext) -> list[Audit
         oracle = set(subject.oracle_failures)
         failing = [reason for reason in subject.dropped if reason not in oracle]
         contract = [reason for reason in failing if "invalid inputs" in reason or "AssertionError" in reason]
-        other = [reason for reason in failing if reason not in contract]
+        slow = [reason for reason in failing if "timed out or did not run" in reason]
+        other = [reason for reason in failing if reason not in contract and reason not in slow]
         total = len(subject.loaded.tests)
         if contract:
             whose = (
@@ -76,9 +78,21 @@ def reference_runs(subjects: Sequence[Subject], ctx: AuditContext) -> list[Audit
                     subject.id,
                     "reference-runs",
                     "wrong",
-                    f"the reference fails on {len(other)} of {total} test inputs (raises or runs out of time)",
+                    f"the reference raises on {len(other)} of {total} test inputs",
                     "reference-runs:fails",
                     _evidence(subject, other),
+                )
+            )
+        if slow:
+            found.append(
+                AuditFinding(
+                    subject.id,
+                    "reference-runs",
+                    "weak",
+                    f"the reference does not finish {len(slow)} of {total} tests within the time limit "
+                    "(or stops before them): those tests cannot be judged",
+                    "reference-runs:slow",
+                    _evidence(subject, slow),
                 )
             )
         if oracle:

@@ -15,8 +15,9 @@ negative or empty answer where no test expects one: HumanEval/6's depth 0
 comes only from a group without parentheses), and one whose answer no
 tie-break decides; without such an input the mutant may be equivalent, and
 nothing is said.  A mutant that is another reading of the description
-(``testgen.readings``) is not a wrong program and is left to the readings
-probe.  The worked examples are held to the first two standards too: five
+(``testgen.readings``), or a comparison made strict or non-strict (MBPP+'s
+Mbpp/468 reads "increasing" as non-decreasing that way), is not a wrong
+program and is left to the readings probe.  The worked examples are held to the first two standards too: five
 examples of which four show ``[]`` (the mined variant of HumanEval/117)
 show a reader little of the rule.
 """
@@ -26,11 +27,12 @@ from __future__ import annotations
 import ast
 import difflib
 import itertools
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from benchmorph.data.models import Problem
+from benchmorph.data.models import Problem, TestCase
 from benchmorph.execution.compare import outputs_match
 from benchmorph.execution.engine import Job
 from benchmorph.testgen.mutants import Mutant, mutants
@@ -204,6 +206,28 @@ def _outputs_like_tests(problem: Problem) -> ObservedDomain:
     return ObservedDomain([[test.expected] for test in problem.tests if test.has_expected])
 
 
+_STRICT_PAIRS = {("<", "<="), ("<=", "<"), (">", ">="), (">=", ">")}
+
+
+def _strictness(reference: str, mutant: Mutant) -> bool:
+    """A comparison made strict or non-strict: another reading of a boundary ("increasing", "up to"),
+    which the words, not the tests, must decide (the readings probe asks them)."""
+    if mutant.operator != "compare-flip":
+        return False
+    try:
+        old = ast.unparse(ast.parse(reference)).splitlines()
+    except SyntaxError:
+        return False
+    new = mutant.code.splitlines()
+    changed = [(a, b) for a, b in zip(old, new, strict=False) if a != b]
+    if len(changed) != 1 or len(old) != len(new):
+        return False
+    before, after = changed[0]
+    ops = re.compile(r"<=|>=|<|>|==|!=")
+    pairs = [(x, y) for x, y in zip(ops.findall(before), ops.findall(after), strict=False) if x != y]
+    return len(pairs) == 1 and pairs[0] in _STRICT_PAIRS
+
+
 def _survivors(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFinding]:
     runnable = [s for s in subjects if s.runs and s.problem.kind == "function" and ctx.mutants > 0]
     planned: list[tuple[Subject, Mutant]] = []
@@ -216,7 +240,11 @@ def _survivors(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFind
         # A mutant that is another reading of the description (the later of two tied candidates, the
         # bound included) is the readings probe's business, not a wrong program.
         readings = {reading.code for reading in reading_mutants(problem.reference, problem.entry_point)}
-        planned.extend((subject, mutant) for mutant in found if mutant.code not in readings)
+        planned.extend(
+            (subject, mutant)
+            for mutant in found
+            if mutant.code not in readings and not _strictness(problem.reference, mutant)
+        )
     if not planned:
         return []
     jobs = [Job(s.problem, m.code, f"{s.id}#audit-mutant", i) for i, (s, m) in enumerate(planned)]
@@ -246,14 +274,19 @@ def _survivors(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFind
         usable = [pair for pair, ok in zip(usable, free, strict=True) if ok]
         if not usable:
             continue
+        probe = problem.model_copy(
+            update={"id": f"{problem.id}#audit-inputs", "tests": [TestCase(input=args) for args, _ in usable]}
+        )
         shown = []
-        for mutant in survivors:
-            runs = ctx.engine.run_inputs(problem, [args for args, _ in usable], code=mutant.code)
-            for (args, expected), run in zip(usable, runs, strict=True):
-                if not run.ok or not outputs_match(
-                    problem.kind, expected, run.output, problem.atol, problem.strict_sequences
-                ):
-                    gives = "raises" if not run.ok else f"gives {value_text(run.output)}"
+        for mutant, run in zip(
+            survivors, ctx.engine.run_outputs(probe, [m.code for m in survivors]), strict=True
+        ):
+            for index, (args, expected) in enumerate(usable):
+                same = run.ok[index] and outputs_match(
+                    problem.kind, expected, run.outputs[index], problem.atol, problem.strict_sequences
+                )
+                if not same:
+                    gives = f"gives {value_text(run.outputs[index])}" if run.ok[index] else "raises"
                     shown.append((mutant, args, expected, gives))
                     break
         if not shown:
