@@ -16,6 +16,7 @@ from rich.table import Table
 # Imported to register their commands on `app`.
 from benchmorph.cli import (  # noqa: F401
     analysis,
+    audit_cmd,
     contamination_cmd,
     generation,
     instruct_cmd,

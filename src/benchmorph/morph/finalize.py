@@ -65,7 +65,7 @@ class Draft:
 
     def offers(self) -> frozenset[str]:
         """What the quality checks may read of this draft (``validation.checks.base.READS``)."""
-        offered = {"text", "outputs"}
+        offered = {"text", "outputs", "sandbox"}
         if self.edit is not None:
             offered.add("edit")
         if self.examples == "recompute":
@@ -112,7 +112,7 @@ def _inherited(item: CheckInput, findings: Sequence[Finding]) -> list[str]:
     as_parent = item.variant.model_copy(
         update={"prompt": parent.prompt, "reference": parent.reference, "entry_point": parent.entry_point}
     )
-    twin = CheckInput(variant=as_parent, parent=parent)
+    twin = CheckInput(variant=as_parent, parent=parent, engine=item.engine)
     return [finding.check for finding in findings if CHECKS[finding.check](twin) is not None]
 
 
@@ -156,7 +156,12 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
             continue
         shown = None if examples.values is None else (examples.parent_values or [], examples.values)
         item = CheckInput(
-            variant=new, parent=draft.parent, edit=draft.edit, example_outputs=shown, extra=draft.extra
+            variant=new,
+            parent=draft.parent,
+            edit=draft.edit,
+            example_outputs=shown,
+            extra=draft.extra,
+            engine=engine,
         )
         change = changed_fraction(item)
         if draft.outputs == "change" and change == 0.0:

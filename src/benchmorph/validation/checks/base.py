@@ -25,13 +25,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from benchmorph.core.registry import Registry, RegistryError
 from benchmorph.data import values
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.compare import outputs_match
+
+if TYPE_CHECKING:
+    from benchmorph.execution.engine import Engine
 
 Severity = Literal["reject", "review"]
 
@@ -71,6 +74,7 @@ class CheckInput:
     edit: Edit | None = None
     example_outputs: tuple[list[Any], list[Any]] | None = None  # (parent's, variant's) example values
     extra: dict[str, Any] = field(default_factory=dict)
+    engine: Engine | None = None  # for checks that read "sandbox"
     _pairs: tuple[tuple[int, int], list[tuple[Any, Any, Any]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -105,6 +109,7 @@ READS: dict[str, str] = {
     "changes": "output changes against the parent that measure one changed detail (a counterfactual twin)",
     "edit": "the rule edit: the description span and code span a rule-based transform changed",
     "examples": "the worked examples, recomputed from the variant's reference",
+    "sandbox": "the sandbox (CheckInput.engine), to run other readings of the variant's reference on its tests",
 }
 
 
