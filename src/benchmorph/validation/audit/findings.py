@@ -126,6 +126,7 @@ class AuditReport:
     checks_run: list[str] = field(default_factory=list)
     seconds: float = 0.0
     titles: dict[str, str] = field(default_factory=dict)  # problem id -> entry point (for headings)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds: "references", then each check
 
     def counts(self) -> dict[str, int]:
         """Findings per severity (every severity present, zeros included)."""

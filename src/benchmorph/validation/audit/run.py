@@ -115,7 +115,9 @@ def audit_benchmark(
     store = Checkpoint(checkpoint)
     chosen = audit_checks(checks, inherited=inherited)
     findings: list[AuditFinding] = []
+    timings: dict[str, float] = {"references": time.monotonic() - started}
     for check in chosen:
+        began = time.monotonic()
         if check.scope == "benchmark":
             groups = [subjects]
         else:
@@ -129,6 +131,7 @@ def audit_benchmark(
                     store.put(key, found)
                 findings.extend(found)
                 advance(len(group))
+        timings[check.name] = time.monotonic() - began
     ids = [subject.id for subject in subjects]
     return AuditReport(
         benchmark=benchmark,
@@ -137,4 +140,5 @@ def audit_benchmark(
         checks_run=[check.name for check in chosen],
         seconds=time.monotonic() - started,
         titles={subject.id: subject.problem.entry_point for subject in subjects},
+        timings=timings,
     )
