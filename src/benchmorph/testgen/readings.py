@@ -217,6 +217,7 @@ def sites(tree: ast.Module, entry_point: str) -> Iterator[Site]:
     params = {arg.arg for arg in function.args.args}
     indices = _index_names(function)
     inside = {id(node) for node in ast.walk(function)}
+    parents = {id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
     for index, node in enumerate(ast.walk(tree)):
         if id(node) not in inside:
             continue
@@ -274,7 +275,7 @@ def sites(tree: ast.Module, entry_point: str) -> Iterator[Site]:
                     yield Site("index-from-1", index, None, "position")
             if func == "round" and len(node.args) == 1 and not node.keywords:
                 yield Site("round-half-up", index, None, "round")
-            if func == "set" and len(node.args) == 1 and not node.keywords:
+            if func == "set" and len(node.args) == 1 and not node.keywords and _consumed_whole(node, parents):
                 yield Site("distinct-once", index, None, "distinct")
             if func == "isinstance" and len(node.args) == 2 and _name(node.args[1]) == "int":
                 yield Site("number-floats", index, None, "number")
@@ -331,6 +332,19 @@ def sites(tree: ast.Module, entry_point: str) -> Iterator[Site]:
             assert isinstance(test, ast.Compare)
             strict = isinstance(test.ops[0], ast.Lt | ast.Gt)
             yield Site("tie-later" if strict else "tie-earlier", index, None, "best")
+
+
+_WHOLE = ("len", "sum", "sorted", "list", "tuple", "max", "min")
+
+
+def _consumed_whole(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """``set(x)`` counted, summed, listed or returned as it is: "unique" then says which items of ``x``
+    count.  A set that meets another (``set(a) & set(b)``, ``.intersection``) only drops repeats from a
+    result: "sorted unique common elements" (HumanEval/58) has one reading."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call) and _name(parent.func) in _WHOLE:
+        return True
+    return isinstance(parent, ast.Return | ast.comprehension | ast.For)
 
 
 def _count_call(node: ast.AST) -> bool:

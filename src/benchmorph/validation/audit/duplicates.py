@@ -14,7 +14,9 @@ different ciphers).  Three signs:
   variants): a near copy;
 * the same code and words but for one word: MBPP+'s Mbpp/8 ("find squares
   of individual elements in a list") and Mbpp/447 (cubes) are each other's
-  counterfactual, and a variant mined from either is the other.
+  counterfactual, and a variant mined from either is the other.  Two such
+  problems are no defect in themselves (they test different formulas), so
+  the note is ``cosmetic``: it tells a transform what it must not make.
 """
 
 from __future__ import annotations
@@ -86,7 +88,9 @@ def _agreement(pairs: Sequence[tuple[Subject, Subject]], ctx: AuditContext) -> d
     return result
 
 
-@audit_check(CHECK, severities={"ambiguous", "weak"}, inherited=False, scope="benchmark")
+@audit_check(
+    CHECK, severities={"ambiguous", "weak", "cosmetic"}, inherited=False, scope="benchmark", version=2
+)
 def near_duplicates(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFinding]:
     """Copies and near copies of another problem of the same benchmark, naming it."""
     keyed = {s.id: (words(s), shown_code(s)) for s in subjects}
@@ -152,9 +156,9 @@ def near_duplicates(subjects: Sequence[Subject], ctx: AuditContext) -> list[Audi
                     AuditFinding(
                         one.id,
                         CHECK,
-                        "weak",
+                        "cosmetic",
                         f"its description is {other.id}'s but for one word ({mine!r} for {theirs!r}): "
-                        "each is the other's counterfactual, so a variant of one may be the other",
+                        "each is the other's counterfactual, so a counterfactual of one may be the other",
                         f"{CHECK}:one-word",
                         (Evidence("problem", other.id),),
                     )

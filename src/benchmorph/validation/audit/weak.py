@@ -74,7 +74,11 @@ def _counted(subject: Subject) -> list[AuditFinding]:
                 CHECK,
                 "weak",
                 f"only {len(tests)} tests"
-                + (f" ({len(subject.dropped)} more the reference cannot run)" if subject.dropped else ""),
+                + (
+                    f" ({len(subject.dropped)} more the reference or its contract rejects)"
+                    if subject.dropped
+                    else ""
+                ),
                 f"{CHECK}:few",
                 tuple(
                     Evidence("test", f"{call_text(problem, t.input)} expects {value_text(t.expected)}")
