@@ -7,9 +7,11 @@ answer, and a reference answer its problem's own
 oracle refuses (HumanEval/32's root finder, where one exists) means the
 reference is wrong there.  Both are what ``Engine.prepare`` drops and says
 why; the audit reports them by problem, with the inputs.  A contract that
-rejects one of the benchmark's own tests (origin ``base``) contradicts it;
-generated inputs (HumanEval+'s plus inputs) are made to be filtered by the
-contract, so their rejections are no errata.
+rejects one of the benchmark's own tests (origin ``base``), or a reference
+that raises on one, contradicts it; generated inputs (HumanEval+'s plus
+inputs) are made to be filtered by the contract and the reference, so their
+rejections are no errata.  An answer the oracle refuses is one, whatever
+the input's origin.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def _evidence(subject: Subject, reasons: Sequence[str], limit: int = 3) -> tuple
     return tuple(items)
 
 
-@audit_check("reference-runs", severities={"wrong", "weak"}, inherited=False, version=2)
+@audit_check("reference-runs", severities={"wrong", "weak"}, inherited=False, version=3)
 def reference_runs(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFinding]:
     """A reference that cannot run at all, fails on some test inputs, or gives answers its oracle refuses."""
     found = []
@@ -67,7 +69,11 @@ def reference_runs(subjects: Sequence[Subject], ctx: AuditContext) -> list[Audit
         # benchmark's own tests (origin "base") that it rejects are errata.
         contract = [reason for reason in rejected if _origin(subject, reason) == "base"]
         slow = [reason for reason in failing if "timed out or did not run" in reason]
-        other = [reason for reason in failing if reason not in rejected and reason not in slow]
+        other = [
+            reason
+            for reason in failing
+            if reason not in rejected and reason not in slow and _origin(subject, reason) == "base"
+        ]
         total = len(subject.loaded.tests)
         if contract:
             whose = (
