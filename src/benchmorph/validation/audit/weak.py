@@ -233,7 +233,13 @@ def _strictness(reference: str, mutant: Mutant) -> bool:
 
 
 def _survivors(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFinding]:
-    runnable = [s for s in subjects if s.runs and s.problem.kind == "function" and ctx.mutants > 0]
+    # A problem judged by an oracle has many right answers (any root of HumanEval/32's polynomial): an
+    # answer other than the reference's is no evidence of a wrong program there.
+    runnable = [
+        s
+        for s in subjects
+        if s.runs and s.problem.kind == "function" and ctx.mutants > 0 and not s.problem.oracle
+    ]
     planned: list[tuple[Subject, Mutant]] = []
     for subject in runnable:
         problem = subject.problem
@@ -320,7 +326,7 @@ def _survivors(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFind
     return findings
 
 
-@audit_check(CHECK, severities={"weak"}, inherited=False)
+@audit_check(CHECK, severities={"weak"}, inherited=False, version=2)
 def weak_tests(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFinding]:
     """Few tests, one output for nearly all, examples that show one value, surviving mutants."""
     found = [finding for subject in subjects for finding in _counted(subject)]
