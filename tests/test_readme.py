@@ -92,3 +92,12 @@ def test_readme_run_without_the_cli(tmp_path: Path) -> None:
     assert manifest["problem_ids"] == ["HumanEval/0", "HumanEval/1"] and manifest["model"] == "reference"
     assert (tmp_path / "samples.jsonl").read_text().count("task_id") == 2
     assert "references humaneval" not in result.stderr + result.stdout  # no progress without a factory
+
+
+def test_readme_audit_example_runs(tmp_path: Path) -> None:
+    result = run_example("audit_benchmark(", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "HumanEval/51 ambiguous alternative-readings" in result.stdout
+    assert "add '(y is not a vowel)' after 'vowels'" in result.stdout
+    assert "HumanEval/149 wrong preconditions" in result.stdout
+    assert (tmp_path / "errata" / "errata.md").exists()

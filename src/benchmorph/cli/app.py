@@ -17,6 +17,7 @@ from rich.text import Text
 # Imported to register their commands on `app`.
 from benchmorph.cli import (  # noqa: F401
     analysis,
+    audit_cmd,
     contamination_cmd,
     generation,
     instruct_cmd,

@@ -36,6 +36,14 @@ DEFAULT_LAMBDA = 1.2  # benchmorph.morph.common.figures.DEFAULT_LAMBDA
 EpsilonOption = Annotated[
     float, typer.Option("--epsilon", help="Largest D_Q (wording change) kept.", min=0.0)
 ]
+AuditOption = Annotated[
+    str,
+    typer.Option(
+        "--audit",
+        help="on: audit the parents first, and fix or drop a variant that inherits a parent's wrong or "
+        "ambiguous finding (see `benchmorph audit`); off: skip it.",
+    ),
+]
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
@@ -63,12 +71,16 @@ def run_and_print(
     limit: int | None = None,
     tasks: str | None = None,
     cache_path: Path | None = None,
+    audit: str = "on",
 ) -> MorphReport:
     """What every morph command does: load, run the transform, write variants and candidates, print yields."""
+    from benchmorph.data.errors import InputError
     from benchmorph.data.registry import load_benchmark, select_problems
     from benchmorph.models import LLMCache
     from benchmorph.morph.transform import MorphContext, get_transform, run_transform, write_morph_report
 
+    if audit not in ("on", "off"):
+        raise InputError(f"--audit: expected on or off, got {audit!r}")
     transform = get_transform(name)
     bench = load_benchmark(benchmark, data)
     problems = select_problems(bench.problems, limit, tasks, field="--tasks")
@@ -81,6 +93,7 @@ def run_and_print(
                 cache=cache,
                 seed=seed,
                 progress=progress,
+                audit="off" if audit == "off" else "on",
             )
             report = run_transform(name, problems, ctx, options)
         finally:
@@ -166,12 +179,13 @@ def run_command(
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
     memory_mb: MemoryOption = None,
+    audit: AuditOption = "on",
 ) -> None:
     """Run any registered transform; its own options follow as --name value (see `morph list`)."""
     options = parse_transform_options(name, list(ctx.args))
     run_and_print(
         name, benchmark, out, options, data=data, workers=workers, sandbox=sandbox, memory_mb=memory_mb,
-        seed=seed, limit=limit, tasks=tasks, cache_path=cache_path,
+        seed=seed, limit=limit, tasks=tasks, cache_path=cache_path, audit=audit,
     )  # fmt: skip
 
 
@@ -189,11 +203,12 @@ def mine_command(
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
     memory_mb: MemoryOption = None,
+    audit: AuditOption = "on",
 ) -> None:
     """Alias of `morph run mine`: counterfactuals from paired description/code edits, verified by execution."""
     run_and_print(
         "mine", benchmark, out, {"epsilon": epsilon, "all": keep_all},
-        data=data, workers=workers, sandbox=sandbox, memory_mb=memory_mb,
+        data=data, workers=workers, sandbox=sandbox, memory_mb=memory_mb, audit=audit,
     )  # fmt: skip
 
 
@@ -235,6 +250,7 @@ def ctf_command(
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
     memory_mb: MemoryOption = None,
+    audit: AuditOption = "on",
 ) -> None:
     """Alias of `morph run ctf`: propose with LLMs, filter by D_Q, solve, label Bad/Robust/CTF, select, test."""
     options = {
@@ -245,5 +261,5 @@ def ctf_command(
     }  # fmt: skip
     run_and_print(
         "ctf", benchmark, out, options, data=data, workers=workers, sandbox=sandbox, memory_mb=memory_mb,
-        seed=seed, limit=limit, tasks=tasks, cache_path=cache_path,
+        seed=seed, limit=limit, tasks=tasks, cache_path=cache_path, audit=audit,
     )  # fmt: skip

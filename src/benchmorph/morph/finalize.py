@@ -91,7 +91,7 @@ class Draft:
 
     def offers(self) -> frozenset[str]:
         """What the quality checks may read of this draft (``validation.checks.base.READS``)."""
-        offered = {"text", "outputs"}
+        offered = {"text", "outputs", "sandbox"}
         if self.edit is not None:
             offered.add("edit")
         if self.examples == "recompute":
@@ -147,7 +147,7 @@ def _inherited(item: CheckInput, findings: Sequence[Finding]) -> list[str]:
     as_parent = item.variant.model_copy(
         update={"prompt": parent.prompt, "reference": parent.reference, "entry_point": parent.entry_point}
     )
-    twin = CheckInput(variant=as_parent, parent=parent)
+    twin = CheckInput(variant=as_parent, parent=parent, engine=item.engine)
     # What a retelling kept of its parent's wording is its own doing: the parent, read as its own
     # retelling, keeps everything, so such a finding is never inherited.
     return [
@@ -232,7 +232,7 @@ def finalize_variants(
         shown = None if examples.values is None else (examples.parent_values or [], examples.values)
         item = CheckInput(
             variant=new, parent=draft.parent, edit=draft.edit, example_outputs=shown, extra=draft.extra,
-            steps=draft.steps,
+            steps=draft.steps, engine=engine,
         )  # fmt: skip
         change = changed_fraction(item)
         if draft.outputs == "change" and change == 0.0:

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -49,7 +49,12 @@ def _default_params() -> GenerationParams:
 
 @dataclass
 class MorphContext:
-    """What a transform may use: the sandbox, the LLM cache, sampling parameters, progress and a seed."""
+    """What a transform may use: the sandbox, the LLM cache, sampling parameters, progress and a seed.
+
+    ``audit``: ``on`` (``run_transform`` audits the parents first, and a
+    variant that inherits a parent's wrong or ambiguous finding is fixed or
+    rejected: ``morph.parents``) or ``off``.
+    """
 
     engine: Engine
     cache: LLMCache | None = None
@@ -57,6 +62,7 @@ class MorphContext:
     progress: ProgressFactory = no_progress
     seed: int = 0
     options: TransformOptions = field(default_factory=TransformOptions)
+    audit: Literal["on", "off"] = "on"
 
 
 @dataclass
@@ -164,10 +170,19 @@ def get_transform(name: str) -> Transform:
 def run_transform(
     name: str, problems: Sequence[Problem], ctx: MorphContext, options: dict[str, Any] | None = None
 ) -> MorphReport:
-    """Look up ``name``, validate ``options`` against it, and run it: the use case behind ``morph run``."""
+    """Look up ``name``, validate ``options`` against it, and run it: the use case behind ``morph run``.
+
+    With ``ctx.audit == "on"`` the parents are audited first and no variant
+    keeps a slip it inherits from its parent (``morph.parents``).
+    """
     transform = get_transform(name)
     ctx.options = transform.parse_options(options or {}, where=f"transform {name}")
-    return transform.run(problems, ctx)
+    if ctx.audit == "off":
+        return transform.run(problems, ctx)
+    from benchmorph.morph.parents import apply_parent_audit, audit_parents
+
+    audit = audit_parents(problems, ctx.engine, ctx.progress)
+    return apply_parent_audit(transform.run(problems, ctx), audit, ctx.engine)
 
 
 def write_morph_report(report: MorphReport, out: str | Path) -> tuple[Path, Path]:

@@ -42,6 +42,7 @@ class Mutant:
     code: str
     operator: str
     site: int
+    detail: str = ""  # what a reading mutant (``testgen.readings``) is about: a parameter, a construct
 
 
 def _entry_function(tree: ast.Module, entry_point: str) -> ast.FunctionDef | None:

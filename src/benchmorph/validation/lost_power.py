@@ -16,7 +16,6 @@ input separates is reported, so the variant can be held for review.
 
 from __future__ import annotations
 
-import ast
 import itertools
 import random
 from collections.abc import Sequence
@@ -29,8 +28,7 @@ from benchmorph.execution.engine import Engine, Job
 from benchmorph.testgen.mutants import Mutant, mutants
 from benchmorph.testgen.mutation import mutation_stream
 from benchmorph.testgen.types import infer_signature
-from benchmorph.validation.edits import node_offsets, node_span, parse
-from benchmorph.validation.ties import tie_able, tie_probe
+from benchmorph.validation.ties import tie_free
 
 MIN_SEARCH = 20
 
@@ -101,7 +99,7 @@ def restore_test_power(
     if not lost:
         return variant, probe
     candidates = _valid_candidates(variant, parent, engine, budget, seed)
-    free = _tie_free(variant, [args for args, _ in candidates], engine)
+    free = tie_free(variant, [args for args, _ in candidates], engine)
     candidates = [candidate for candidate, ok in zip(candidates, free, strict=True) if ok]
     probe.searched = len(candidates)
     added: list[Any] = []
@@ -132,40 +130,6 @@ def restore_test_power(
     assert isinstance(grown, Variant)  # prepare hands back what it was given, tests filled
     probe.added = len(grown.tests) - len(variant.tests)
     return grown, probe
-
-
-def _tie_free(variant: Variant, inputs: list[list[Any]], engine: Engine) -> list[bool]:
-    """Per input: no min/max/sort of the reference meets a tie on it (its answer hinges on no tie-break).
-
-    An added test must judge what the text says; where several different
-    items tie at an extreme, the answer is the reference's tie-break, which
-    the text may never state.
-    """
-    free = [True] * len(inputs)
-    tree = parse(variant.reference)
-    if tree is None or not inputs:
-        return free
-    starts = node_offsets(variant.reference)
-    probes = []
-    for number, node in enumerate(ast.walk(tree)):
-        if isinstance(node, ast.Call) and tie_able(node):
-            span = node_span(variant.reference, node, starts)
-            probe = tie_probe(variant, span, f"{variant.id}#tie-free-{number}") if span else None
-            if probe is not None:
-                tests = [TestCase(input=args) for args in inputs]
-                probes.append(probe.model_copy(update={"tests": tests}))
-    if not probes:
-        return free
-    keys = [repr(args) for args in inputs]
-    ready = {problem.id: problem for problem in engine.prepare(probes).problems}
-    for probe in probes:
-        done = ready.get(probe.id)
-        counts = {repr(t.input): t.expected for t in done.tests if t.has_expected} if done else {}
-        for index, key in enumerate(keys):
-            count = counts.get(key)
-            if type(count) is not int or count > 0:
-                free[index] = False
-    return free
 
 
 class ObservedDomain:

@@ -14,10 +14,13 @@ compares parent and variant.
 from __future__ import annotations
 
 import ast
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.validation.edits import node_offsets, node_span, parse
+
+if TYPE_CHECKING:
+    from benchmorph.execution.engine import Engine
 
 _HELPERS = """
 _bm_ties = [0]
@@ -171,3 +174,37 @@ def tied_inputs(prepared_probe: Problem) -> list[Any]:
         for test in prepared_probe.tests
         if test.has_expected and type(test.expected) is int and test.expected > 0
     ]
+
+
+def tie_free(problem: Problem, inputs: list[list[Any]], engine: Engine) -> list[bool]:
+    """Per input: no min/max/sort of the reference meets a tie on it (its answer hinges on no tie-break).
+
+    An added test must judge what the text says; where several different
+    items tie at an extreme, the answer is the reference's tie-break, which
+    the text may never state.
+    """
+    free = [True] * len(inputs)
+    tree = parse(problem.reference)
+    if tree is None or not inputs:
+        return free
+    starts = node_offsets(problem.reference)
+    probes = []
+    for number, node in enumerate(ast.walk(tree)):
+        if isinstance(node, ast.Call) and tie_able(node):
+            span = node_span(problem.reference, node, starts)
+            probe = tie_probe(problem, span, f"{problem.id}#tie-free-{number}") if span else None
+            if probe is not None:
+                tests = [TestCase(input=args) for args in inputs]
+                probes.append(probe.model_copy(update={"tests": tests}))
+    if not probes:
+        return free
+    keys = [repr(args) for args in inputs]
+    ready = {problem.id: problem for problem in engine.prepare(probes).problems}
+    for probe in probes:
+        done = ready.get(probe.id)
+        counts = {repr(t.input): t.expected for t in done.tests if t.has_expected} if done else {}
+        for index, key in enumerate(keys):
+            count = counts.get(key)
+            if type(count) is not int or count > 0:
+                free[index] = False
+    return free

@@ -25,13 +25,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from benchmorph.core.registry import Registry, RegistryError
 from benchmorph.data import values
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.execution.compare import outputs_match
+
+if TYPE_CHECKING:
+    from benchmorph.execution.engine import Engine
 
 Severity = Literal["reject", "review"]
 
@@ -108,6 +111,7 @@ class CheckInput:
     figures: dict[str, float] = field(default_factory=dict)
     # What one check computed that another of the same candidate reads (never shared between candidates).
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    engine: Engine | None = None  # for checks that read "sandbox"
     _pairs: tuple[tuple[int, int], list[tuple[Any, Any, Any]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -151,6 +155,7 @@ READS: dict[str, str] = {
     "rewording": "a retelling's renames and scenario words, to measure what of the parent's wording is left"
     " (a rewrite meant to defeat memorisation: same problem, new text)",
     "siblings": "the retellings of the same parent accepted before this one (K rewrites that must differ)",
+    "sandbox": "the sandbox (CheckInput.engine), to run other readings of the variant's reference on its tests",
 }
 
 

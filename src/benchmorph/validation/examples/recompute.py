@@ -211,6 +211,67 @@ def _recompute_one(
     return Recomputed(rewritten, parent_values, new_values)
 
 
+@dataclass(frozen=True)
+class ExampleCheck:
+    """One worked example judged against the reference: what the text claims and what the reference gives.
+
+    ``ran`` is False where the reference fails on the example's input;
+    ``readable`` is False where the text's value cannot be read.
+    """
+
+    example: Example
+    ran: bool
+    value: Any = None
+    readable: bool = True
+    claimed: Any = None
+    agrees: bool = False
+
+
+def check_examples(problems: Sequence[Problem], engine: Engine) -> dict[str, list[ExampleCheck]]:
+    """Per problem id: every worked example its scanner reads, judged against its reference.
+
+    The problems must be prepared: their tests' outputs already answer an
+    example whose input a test has, and only the other examples are run
+    (one batch for all problems).  What the scanner cannot read is not
+    judged here.
+    """
+    scans = {problem.id: scan_problem(problem) for problem in problems}
+    known = {
+        problem.id: {_key(test.input): test.expected for test in problem.tests if test.has_expected}
+        for problem in problems
+    }
+    probes = []
+    for problem in problems:
+        missing = [e for e in scans[problem.id].examples if _key(list(e.args)) not in known[problem.id]]
+        if missing:
+            probes.append(_probe(problem, f"{problem.id}#kept-examples", missing))
+    computed: dict[str, dict[str, Any]] = {}
+    if probes:
+        prepared = engine.prepare(probes)
+        computed = {
+            problem.id: {_key(test.input): test.expected for test in problem.tests if test.has_expected}
+            for problem in prepared.problems
+        }
+    judged: dict[str, list[ExampleCheck]] = {}
+    for problem in problems:
+        outputs = {**known[problem.id], **computed.get(f"{problem.id}#kept-examples", {})}
+        checks = []
+        for example in scans[problem.id].examples:
+            present, value = _shown(example, outputs)
+            if not present:
+                checks.append(ExampleCheck(example, ran=False))
+                continue
+            try:
+                claimed = example.claimed()
+            except ValueError:
+                checks.append(ExampleCheck(example, ran=True, value=value, readable=False))
+                continue
+            agrees = claim_agrees(example, claimed, value, problem.atol)
+            checks.append(ExampleCheck(example, True, value, True, claimed, agrees))
+        judged[problem.id] = checks
+    return judged
+
+
 def kept_examples_disagree(variants: Sequence[Variant], engine: Engine) -> dict[str, str]:
     """Per variant id whose worked examples are kept as written: why one disagrees with its reference.
 
@@ -219,45 +280,24 @@ def kept_examples_disagree(variants: Sequence[Variant], engine: Engine) -> dict[
     ``assert sum_div(8)==7`` while its reference returns 15) would be
     published as it stands.  Every example the scanner reads is run with the
     variant's reference and its claim compared, as :func:`recompute_examples`
-    does for the parent's examples; what it cannot read is not judged here.
-    Variants without a disagreement are absent from the result.  A prepared
-    variant's tests already hold its reference's outputs: only an example
-    whose input no test has is run (on MBPP+ and HumanEval, few are).
+    does for the parent's examples (:func:`check_examples`); what it cannot
+    read is not judged here.  Variants without a disagreement are absent
+    from the result.
     """
-    scans = {variant.id: scan_problem(variant) for variant in variants}
-    known = {
-        variant.id: {_key(test.input): test.expected for test in variant.tests if test.has_expected}
-        for variant in variants
-    }
-    probes = []
-    for variant in variants:
-        missing = [e for e in scans[variant.id].examples if _key(list(e.args)) not in known[variant.id]]
-        if missing:
-            probes.append(_probe(variant, f"{variant.id}#kept-examples", missing))
-    computed: dict[str, dict[str, Any]] = {}
-    if probes:
-        prepared = engine.prepare(probes)
-        computed = {
-            problem.id: {_key(test.input): test.expected for test in problem.tests if test.has_expected}
-            for problem in prepared.problems
-        }
     found: dict[str, str] = {}
-    for variant in variants:
-        outputs = {**known[variant.id], **computed.get(f"{variant.id}#kept-examples", {})}
-        for example in scans[variant.id].examples:
-            present, value = _shown(example, outputs)
-            if not present:
-                found[variant.id] = f"the reference fails on the example on line {example.line + 1}"
+    for variant_id, checks in check_examples(variants, engine).items():
+        for check in checks:
+            line = check.example.line + 1
+            if not check.ran:
+                found[variant_id] = f"the reference fails on the example on line {line}"
                 break
-            try:
-                claimed = example.claimed()
-            except ValueError:
-                found[variant.id] = f"cannot read the example on line {example.line + 1}"
+            if not check.readable:
+                found[variant_id] = f"cannot read the example on line {line}"
                 break
-            if not claim_agrees(example, claimed, value, variant.atol):
-                found[variant.id] = (
-                    f"the example on line {example.line + 1} claims {example.expected_text.strip()[:40]!r} "
-                    f"but the reference gives {value!r:.40}"
+            if not check.agrees:
+                found[variant_id] = (
+                    f"the example on line {line} claims {check.example.expected_text.strip()[:40]!r} "
+                    f"but the reference gives {check.value!r:.40}"
                 )
                 break
     return found

@@ -1219,6 +1219,11 @@ def _call_arguments(source: str, params: Sequence[str] | None) -> tuple[Any, ...
     return _node_arguments(node, params)
 
 
+def example_aliases(text: str, entry_point: str, params: Sequence[str] | None = None) -> set[str]:
+    """Names the worked examples call in place of the entry point (``list_sort`` for ``sorted_list_sum``)."""
+    return _Scanner(text, entry_point, params)._aliases()
+
+
 def scan_examples(text: str, entry_point: str, params: Sequence[str] | None = None) -> ExampleScan:
     """Every worked example of ``entry_point`` in ``text``, plus the example-like text that cannot be read.
 

@@ -1,7 +1,7 @@
 """The mine family: counterfactuals from paired description/code edit rules, offline (no LLM).
 
 This module is what discovery imports: the transform's name, contract and
-options.  The work (``mine.py``, ``rules.py``, ``copies.py``) loads when a
+options.  The work (``mine.py``, ``rules.py``; copies are found by ``validation.copies``) loads when a
 run starts.
 """
 

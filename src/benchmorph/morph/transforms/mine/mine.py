@@ -5,7 +5,7 @@ with no model at all, and a cheap first pass before the LLM pipeline.  A
 candidate survives only if its reference runs on every inherited input,
 changes the output on at least one, its worked examples can be recomputed,
 its wording moved at most ``epsilon`` (D_Q), and it is no copy of another
-problem it was mined with (``morph.copies``).  A link to the original
+problem it was mined with (``validation.copies``).  A link to the original
 task's page is cut from its description, or the candidate dropped.
 """
 
@@ -31,13 +31,13 @@ from benchmorph.morph.transform import (
     MorphReport,
 )
 from benchmorph.morph.transforms.mine import MineOptions
-from benchmorph.morph.transforms.mine.copies import find_copies
 from benchmorph.morph.transforms.mine.rules import RULES, EditRule, match_case
 from benchmorph.testgen.mutation import input_key
 from benchmorph.validation import edits
 from benchmorph.validation.checks.base import Edit
 from benchmorph.validation.checks.examples import AGGREGATE_IDENTITY
 from benchmorph.validation.checks.ties import says_which_wins
+from benchmorph.validation.copies import find_copies
 from benchmorph.validation.distances import description_distance, prose
 from benchmorph.validation.examples.recompute import scan_problem
 from benchmorph.validation.examples.scan import scan_examples
@@ -366,7 +366,7 @@ def _without_links(candidates: Sequence[Variant]) -> list[Variant]:
 
 
 def _drop_copies(candidates: Sequence[Variant], problems: Sequence[Problem], engine: Engine) -> list[Variant]:
-    """Live candidates that copy another problem of the benchmark are rejected, naming it (``morph.copies``)."""
+    """Live candidates that copy another problem of the benchmark are rejected, naming it (``validation.copies``)."""
     live = [candidate for candidate in candidates if candidate.provenance["status"] != REJECTED]
     copies = find_copies(live, problems, engine) if live else {}
     return [

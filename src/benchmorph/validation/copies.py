@@ -1,4 +1,4 @@
-"""Variants that are copies of another problem of the same benchmark: found, so they can be dropped.
+"""Problems that are copies of another problem of the same benchmark: found, so they can be dropped.
 
 Flipping one property word often lands on a problem the benchmark already
 holds: MBPP+'s ``maximum`` of two numbers (Mbpp/404) turned to "minimum" is
@@ -21,6 +21,10 @@ The other references run on the variant's inputs in the real sandbox, all
 pairs in one batch (``Engine.prepare``), so an input the other reference
 cannot take counts as a disagreement.  The parent is not compared: the
 variant changes its outputs by construction.
+
+The miner drops variants that copy a problem (``morph.transforms.mine``);
+the audit reports problems of a benchmark that copy each other
+(``validation.audit.duplicates``), with the same two signs.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ def normalized_description(problem: Problem) -> str:
     return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
 
 
-def _agreement(variant: Variant, other: Problem | None) -> int:
+def _agreement(variant: Problem, other: Problem | None) -> int:
     """How many of the variant's tests ``other`` (the other reference run on them) gives its output on."""
     theirs = {input_key(test.input): test.expected for test in other.tests} if other else {}
     return sum(
@@ -56,13 +60,20 @@ def _agreement(variant: Variant, other: Problem | None) -> int:
     )
 
 
-def find_copies(
-    variants: Sequence[Variant], problems: Sequence[Problem], engine: Engine, *, near: float = NEAR_COPY
-) -> dict[str, str]:
-    """Variant id -> why it copies another problem of ``problems`` (naming it), for each variant that does.
+def _excluded(item: Problem) -> set[str]:
+    """Ids an item is never a copy of: itself, and a variant's parent."""
+    return {item.id, *([item.parent_id] if isinstance(item, Variant) else [])}
 
-    ``variants`` carry their tests with expected outputs (finalized);
-    ``problems`` are the benchmark the variants were made from.
+
+def find_copies(
+    variants: Sequence[Problem], problems: Sequence[Problem], engine: Engine, *, near: float = NEAR_COPY
+) -> dict[str, str]:
+    """Item id -> why it copies another problem of ``problems`` (naming it), for each item that does.
+
+    ``variants`` carry their tests with expected outputs (finalized
+    variants, or prepared problems of the benchmark itself); ``problems``
+    are the benchmark they were made from.  An item is never compared with
+    itself or its parent.
     """
     by_description: dict[str, list[Problem]] = {}
     by_name: dict[str, list[Problem]] = {}
@@ -70,17 +81,18 @@ def find_copies(
         by_description.setdefault(normalized_description(problem), []).append(problem)
         by_name.setdefault(problem.entry_point.lower(), []).append(problem)
     found: dict[str, str] = {}
-    probes: list[tuple[Variant, Problem, Problem]] = []  # variant, other problem, its reference on our inputs
+    probes: list[tuple[Problem, Problem, Problem]] = []  # item, other problem, its reference on our inputs
     for variant in variants:
         words = normalized_description(variant)  # an empty description (all code) matches nothing
-        same_text = [p for p in by_description.get(words, []) if p.id != variant.parent_id] if words else []
+        skip = _excluded(variant)
+        same_text = [p for p in by_description.get(words, []) if p.id not in skip] if words else []
         if same_text:
             found[variant.id] = (
                 f"its description is {same_text[0].id}'s ({same_text[0].entry_point}), word for word"
             )
             continue
         for other in by_name.get(variant.entry_point.lower(), []):
-            if other.id == variant.parent_id or other.kind != variant.kind or not other.reference.strip():
+            if other.id in skip or other.kind != variant.kind or not other.reference.strip():
                 continue
             tests = [TestCase(input=test.input) for test in variant.tests]
             probe = other.model_copy(update={"id": f"{variant.id}#copy-of-{other.id}", "tests": tests})
