@@ -11,7 +11,7 @@ from typing import Any
 
 from benchmorph import __version__
 from benchmorph.evaluation.rundir import RunDir, load_run
-from benchmorph.execution.engine import Engine
+from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.report.analysis import (
     FamilyRow,
     LeaderboardRow,
@@ -66,7 +66,7 @@ class Report:
         return data
 
 
-def build_report(runs: Sequence[RunDir | str | Path], engine: Engine) -> Report:
+def build_report(runs: Sequence[RunDir | str | Path], engine: ExecutionBackend) -> Report:
     """Pair runs by model and parent ids, then compute every table.
 
     The engine is needed because answered-the-original counts run failed
