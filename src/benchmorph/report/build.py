@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmorph import __version__
 from benchmorph.evaluation.rundir import RunDir, load_run
@@ -32,6 +32,9 @@ from benchmorph.report.contamination import (
 )
 from benchmorph.report.details import ProblemDetail, problem_details
 
+if TYPE_CHECKING:
+    from benchmorph.report.findings import Findings
+
 SCHEMA_VERSION = 1
 
 
@@ -48,6 +51,8 @@ class Report:
     contamination: list[ContaminationGroup] = field(default_factory=list)
     # Every model run on originals and on metamorphic variants: Pass@K beside DyPass@K, and BLEU-4.
     metamorphic: list[MetamorphicRow] = field(default_factory=list)
+    # A study's findings (``benchmorph study``): shown first; None for a report over runs alone.
+    findings: Findings | None = None
 
     @property
     def models(self) -> list[str]:
