@@ -74,7 +74,8 @@ def hf_row(problem: Problem) -> dict[str, Any]:
 
 
 def write_hf(splits: Mapping[str, Sequence[Problem]], folder: Path) -> Path:
-    """The splits as a ``datasets.DatasetDict`` saved to ``folder`` (needs the ``instruct`` extra)."""
+    """The splits as a ``datasets.DatasetDict`` saved to ``folder`` (needs the ``instruct`` extra); every
+    split must hold at least one problem."""
     try:
         import datasets  # type: ignore[import-untyped]
     except ImportError:
@@ -96,12 +97,15 @@ def write_hf(splits: Mapping[str, Sequence[Problem]], folder: Path) -> Path:
     features = datasets.Features(
         {name: datasets.Value("int64" if name == "tests" else "string") for name in columns}
     )
-    built = datasets.DatasetDict(
-        {
-            name: datasets.Dataset.from_list([hf_row(problem) for problem in problems], features=features)
-            for name, problems in splits.items()
-        }
-    )
+
+    def split(problems: Sequence[Problem]) -> Any:
+        rows = [hf_row(problem) for problem in problems]  # by column: an empty set is an empty split
+        return datasets.Dataset.from_dict(
+            {name: [row[name] for row in rows] for name in columns}, features=features
+        )
+
+    datasets.disable_progress_bars()  # the library prints nothing; `datasets` would draw a bar per split
+    built = datasets.DatasetDict({name: split(problems) for name, problems in splits.items()})
     built.save_to_disk(str(folder))
     return folder
 
@@ -182,10 +186,16 @@ def write_exports(
     exports = Exports()
     splits = {ORIGINALS_SPLIT: list(originals), **{name: list(problems) for name, problems in sets.items()}}
     if hf:
+        # An empty split saves but does not load back (datasets 5.2), and holds nothing to share.
+        for name in [name for name, problems in splits.items() if not problems]:
+            exports.skipped.append(f"hf: {name} has no problems")
         try:
-            exports.hf = str(write_hf(splits, out / "hf").relative_to(root))
+            filled = {name: problems for name, problems in splits.items() if problems}
+            exports.hf = str(write_hf(filled, out / "hf").relative_to(root))
         except InputError as exc:
             exports.skipped.append(f"hf: {exc.message}")
+        except Exception as exc:  # noqa: BLE001 - a third-party writer failing must not lose the study
+            exports.skipped.append(f"hf: datasets failed: {type(exc).__name__}: {exc}".splitlines()[0])
     for name, problems in splits.items():
         functions = [problem for problem in problems if problem.kind == "function"]
         if len(functions) < len(problems):

@@ -252,6 +252,8 @@ def run_study(
                 baseline_spec(name, list(variants_by_set.values()), originals_name): name
                 for name in config.baseline
             }
+            # A baseline studied as a model (--model reference) runs once, as the model.
+            baselines = {label: name for label, name in baselines.items() if label not in config.model}
             labels = [*config.model, *baselines]
             benches: list[tuple[str, Benchmark, list[Problem] | None]] = [(ORIGINALS, bench, problems)]
             # A set without variants (an LLM family whose every candidate was rejected) has nothing to run.
@@ -292,7 +294,7 @@ def run_study(
                 study_runs = _study_runs(bench.name, len(problems), labels, baselines, loaded, result)
                 references = config.reference_models
                 if references is None:
-                    references = [label for label, name in baselines.items() if name == "reference"]
+                    references = [label for label in labels if _is_baseline(label, "reference")]
                 off = _off_lines(plan, config)
                 with stages("findings", None):
                     result.findings = study_findings(
@@ -339,6 +341,11 @@ def run_study(
         json.dumps({"seconds": round(result.seconds, 3), **asdict(tally)}, indent=1) + "\n",
     )
     return result
+
+
+def _is_baseline(label: str, name: str) -> bool:
+    spec = parse_spec(label)
+    return spec.is_baseline and spec.model == name
 
 
 def _mkdir(folder: Path) -> bool:
