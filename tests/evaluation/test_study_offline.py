@@ -90,6 +90,7 @@ def test_every_offline_family_is_built_and_run_by_every_model(study: Study) -> N
     for run in data["runs"]:
         assert (study.out / run["path"] / "results.jsonl").exists()
     assert "Findings per model" in study.result.stdout and "this session:" in study.result.stdout
+    assert data["sandbox"]["isolation"] == "bwrap" and "sandbox: bwrap; memory cap" in study.result.stdout
 
 
 def test_baselines_behave(study: Study) -> None:

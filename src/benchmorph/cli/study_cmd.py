@@ -235,6 +235,13 @@ def _run(settings: Any) -> None:
         for line in result.findings.off:
             console.print(f"[yellow]note:[/] {escape(line)}", highlight=False, soft_wrap=True)
     tally = result.tally
+    sandbox = result.sandbox
+    cap = sandbox.get("memory_limit", {})
+    isolation = sandbox.get("isolation", "?")
+    shown = isolation if isolation == "bwrap" else f"[bold red]{isolation}[/]"  # a weaker mode is said loudly
+    out_console.print(
+        f"sandbox: {shown}; memory cap {cap.get('mb', '?')} MB per sample ({cap.get('mode', '?')})"
+    )
     out_console.print(
         f"this session: {tally.llm_requests} LLM answers paid ({tally.llm_repeats} asked before), "
         f"{tally.verdicts_judged} verdicts judged, {tally.verdicts_reused} reused from checkpoints; "

@@ -96,6 +96,7 @@ class StudyResult:
     files: dict[str, Path] = field(default_factory=dict)
     tally: Tally = field(default_factory=Tally)
     seconds: float = 0.0
+    sandbox: dict[str, Any] = field(default_factory=dict)  # the isolation and memory cap in force
 
 
 class _Stages:
@@ -314,6 +315,7 @@ def run_study(
 
             # 4. exports and study.json
             stages.enter("exports")
+            result.sandbox = {"isolation": used.isolation, "memory_limit": dict(used.resource_limits)}
             runs_by_model = {
                 model: (loaded[(ORIGINALS, model)], loaded.get(("augmented", model)))
                 for model in labels
@@ -441,6 +443,7 @@ def study_json(
             "problems": result.augmented.problems,
             "new_tests": result.augmented.new_tests,
         },
+        "sandbox": result.sandbox,
         "models": list(config.model),
         "baselines": baselines,
         "runs": [record.to_json(out) for record in result.runs],
