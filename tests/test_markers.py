@@ -36,7 +36,10 @@ LOCAL_SPEC = re.compile(r"local(\?.*)?")
 CLI_CALLS = {"run_cli", "start_cli", "cli"}
 
 
-def _constant(node: ast.AST) -> str | None:
+def _constant(node: ast.AST, strings: dict[str, str] | None = None) -> str | None:
+    """A string literal, or a module-level name bound to one (``MODEL = "local?threads=1"``)."""
+    if isinstance(node, ast.Name) and strings and node.id in strings:
+        return strings[node.id]
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
@@ -45,9 +48,9 @@ def _called(node: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def _sequence_starts(items: list[ast.expr]) -> set[str]:
+def _sequence_starts(items: list[ast.expr], strings: dict[str, str] | None = None) -> set[str]:
     """A list of arguments that names the embedded model after a model flag, or starts a Ray head."""
-    values = [_constant(item) for item in items]
+    values = [_constant(item, strings) for item in items]
     found = set()
     for flag, value in zip(values, values[1:], strict=False):
         if flag in MODEL_FLAGS and value is not None and LOCAL_SPEC.fullmatch(value):
@@ -57,8 +60,12 @@ def _sequence_starts(items: list[ast.expr]) -> set[str]:
     return found
 
 
-def direct_starts(function: ast.AST) -> dict[str, str]:
-    """What a function's own body starts: marker -> the first thing seen that starts it."""
+def direct_starts(function: ast.AST, strings: dict[str, str] | None = None) -> dict[str, str]:
+    """What a function's own body starts: marker -> the first thing seen that starts it.
+
+    ``strings``: the module's names bound to string literals, so an argument list that names the
+    model through a constant (``["--model", MODEL]``) is read as written out.
+    """
     found: dict[str, str] = {}
 
     def saw(marks: set[str], what: str) -> None:
@@ -71,16 +78,16 @@ def direct_starts(function: ast.AST) -> dict[str, str]:
         elif isinstance(node, ast.Attribute) and node.attr in NAMES:
             saw(NAMES[node.attr], node.attr)
         elif isinstance(node, ast.List | ast.Tuple):
-            saw(_sequence_starts(node.elts), "a CLI argument list")
+            saw(_sequence_starts(node.elts, strings), "a CLI argument list")
         elif isinstance(node, ast.Call):
             name = _called(node)
-            saw(_sequence_starts(node.args), f"{name}(...)")
+            saw(_sequence_starts(node.args, strings), f"{name}(...)")
             if name in MODEL_CALLS and any(
-                LOCAL_SPEC.fullmatch(_constant(arg) or "-")
+                LOCAL_SPEC.fullmatch(_constant(arg, strings) or "-")
                 for arg in [*node.args, *(k.value for k in node.keywords)]
             ):
                 saw({"llm"}, f"{name}(..., 'local')")
-            args = [_constant(arg) for arg in node.args]
+            args = [_constant(arg, strings) for arg in node.args]
             if name in CLI_CALLS and args and args[0] == "demo" and "--no-local" not in args:
                 saw({"llm"}, "the demo (with the embedded model)")
     return found
@@ -124,6 +131,9 @@ class Module:
     module_marks: set[str] = field(default_factory=set)
     module_fixtures: set[str] = field(default_factory=set)
     aliases: dict[str, set[str]] = field(default_factory=dict)
+    # Module-level assignments: a test that uses ARGS = ["study", "--model", MODEL] starts what it does.
+    values: dict[str, ast.expr] = field(default_factory=dict)
+    strings: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, source: str) -> Module:
@@ -139,6 +149,9 @@ class Module:
                 and isinstance(node.targets[0], ast.Name)
             ):
                 name = node.targets[0].id
+                module.values[name] = node.value
+                if (text := _constant(node.value)) is not None:
+                    module.strings[name] = text
                 values = node.value.elts if isinstance(node.value, ast.List | ast.Tuple) else [node.value]
                 if name == "pytestmark":
                     module.module_marks = _marks_of(values, module.aliases)
@@ -170,8 +183,12 @@ def starts_of(test: ast.FunctionDef, module: Module, shared: dict[str, ast.Funct
         if id(function) in seen:
             continue
         seen.add(id(function))
-        for mark, what in direct_starts(function).items():
+        for mark, what in direct_starts(function, module.strings).items():
             found.setdefault(mark, what if via == test.name else f"{what}, in {via}")
+        used = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
+        for name in sorted(used & module.values.keys()):
+            for mark, what in direct_starts(module.values[name], module.strings).items():
+                found.setdefault(mark, f"{what} in {name}" + ("" if via == test.name else f", in {via}"))
         for arg in function.args.args:
             if arg.arg in fixtures:
                 todo.append((fixtures[arg.arg], f"fixture {arg.arg}"))
@@ -247,6 +264,12 @@ def test_stale():
 
 def test_the_demo_without_the_model(tmp_path):
     run_cli("demo", "--no-local", cache=tmp_path)
+
+MODEL = "local?threads=1"
+ARGS = ["study", "humaneval", "--model", MODEL]
+
+def test_through_a_constant(tmp_path):
+    run_cli(*ARGS, cache=tmp_path)
 """
     assert dishonest_marks(source) == [
         "test_direct starts server (ScriptedServer) but is not marked @pytest.mark.server",
@@ -254,4 +277,5 @@ def test_the_demo_without_the_model(tmp_path):
         "@pytest.mark.server",
         "test_through_a_helper starts llm (run_cli(...), in helper()) but is not marked @pytest.mark.llm",
         "test_stale is marked llm but starts no llm that the sources show",
+        "test_through_a_constant starts llm (a CLI argument list in ARGS) but is not marked @pytest.mark.llm",
     ]

@@ -25,6 +25,7 @@ from benchmorph.cli import (  # noqa: F401
     reporting,
     review,
     scenarios_cmd,
+    study_cmd,
     tests_cmd,
 )
 from benchmorph.cli.options import (

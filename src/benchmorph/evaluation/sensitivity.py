@@ -16,7 +16,8 @@ from typing import Any
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, Verdict
 from benchmorph.evaluation.rundir import RunDir
-from benchmorph.execution.engine import Engine, Job
+from benchmorph.execution.backends import ExecutionBackend
+from benchmorph.execution.engine import Job
 
 
 @dataclass
@@ -76,7 +77,7 @@ def pair_runs(runs: Sequence[RunDir]) -> list[tuple[RunDir, RunDir]]:
 
 
 def answered_original_verdicts(
-    variant_run: RunDir, parents: dict[str, Problem], engine: Engine, failing: set[tuple[str, int]]
+    variant_run: RunDir, parents: dict[str, Problem], engine: ExecutionBackend, failing: set[tuple[str, int]]
 ) -> dict[tuple[str, int], bool]:
     """Run the variant samples that failed against their parent problems; True where they pass there."""
     needed = {variant_run.parent_ids[task] for task, _ in failing}
@@ -106,7 +107,7 @@ def answered_original_verdicts(
 
 
 def sensitivity(
-    original_run: RunDir, variant_run: RunDir, engine: Engine, only: Collection[str] | None = None
+    original_run: RunDir, variant_run: RunDir, engine: ExecutionBackend, only: Collection[str] | None = None
 ) -> Sensitivity:
     """Paired comparison of one model on originals and their variants (runs from `benchmorph run`).
 

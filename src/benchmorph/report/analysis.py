@@ -15,7 +15,7 @@ from benchmorph.evaluation.evolve_metrics import evolve_for_runs
 from benchmorph.evaluation.passk import pass_at_k_table, sample_counts
 from benchmorph.evaluation.rundir import RunDir
 from benchmorph.evaluation.sensitivity import PairOutcome, Sensitivity, pair_runs, sensitivity
-from benchmorph.execution.engine import Engine
+from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.report.stats import bootstrap_mean, bootstrap_paired_difference, kendall_tau, ranks
 
 # A model "passes" a problem in the per-problem view when most of its samples
@@ -193,7 +193,7 @@ def pairings(runs: Sequence[RunDir]) -> list[Pairing]:
 
 
 def family_rows(
-    pairs: Sequence[Pairing], engine: Engine
+    pairs: Sequence[Pairing], engine: ExecutionBackend
 ) -> tuple[list[FamilyRow], dict[tuple[str, str], list[PairOutcome]]]:
     """Original vs variant per (model, family), and the per-variant outcomes behind each row.
 

@@ -7,11 +7,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmorph import __version__
 from benchmorph.evaluation.rundir import RunDir, load_run
-from benchmorph.execution.engine import Engine
+from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.report.analysis import (
     FamilyRow,
     LeaderboardRow,
@@ -38,6 +38,9 @@ from benchmorph.report.contamination import (
 from benchmorph.report.details import ProblemDetail, problem_details
 from benchmorph.report.recall import RecallCurve, report_curves
 
+if TYPE_CHECKING:
+    from benchmorph.report.findings import Findings
+
 SCHEMA_VERSION = 1
 
 
@@ -60,6 +63,8 @@ class Report:
     verdicts: list[AxisVerdict] = field(default_factory=list)
     # How close the metamorphic variants stay to their originals, on the fuzzy memoriser's curve.
     recall: list[RecallCurve] = field(default_factory=list)
+    # A study's findings (``benchmorph study``): shown first; None for a report over runs alone.
+    findings: Findings | None = None
 
     @property
     def models(self) -> list[str]:
@@ -80,7 +85,7 @@ class Report:
 
 def build_report(
     runs: Sequence[RunDir | str | Path],
-    engine: Engine,
+    engine: ExecutionBackend,
     *,
     cutoffs: Cutoffs | None = None,
     reference_models: Sequence[str] = (),

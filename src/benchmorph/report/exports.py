@@ -28,6 +28,13 @@ def to_markdown(report: Report) -> str:
         f"{len(report.runs)} runs, {len(report.models)} models, {len(report.problems)} problems; "
         f"created {report.created}. Intervals: 95% bootstrap over problems.",
     ]
+    if report.findings is not None:
+        from benchmorph.report.findings import findings_tables
+
+        parts += ["", "## Findings"]
+        for table in findings_tables(report.findings):
+            parts += ["", f"### {table.title}", "", markdown_table(table)]
+        parts += [""] + [f"- {line}" for line in report.findings.off] if report.findings.off else []
     for table in all_tables(report):
         parts += ["", f"## {table.title}", "", markdown_table(table)]
     return "\n".join(parts) + "\n"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmorph.evaluation.rundir import RunDir
-from benchmorph.execution.engine import Engine
+from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.report.build import Report, build_report, write_json
 from benchmorph.report.contamination import Cutoffs
 from benchmorph.report.exports import write_csv, write_markdown
@@ -27,7 +27,7 @@ class ReportFiles:
 
 def write_report(
     runs: Sequence[RunDir | str | Path],
-    engine: Engine,
+    engine: ExecutionBackend,
     html: str | Path,
     *,
     markdown: str | Path | None = None,

@@ -91,3 +91,19 @@ def kendall_tau(first: Mapping[str, float], second: Mapping[str, float]) -> floa
     if denominator == 0:
         return None
     return float((concordant - discordant) / denominator)
+
+
+def wilson(successes: int, trials: int, z: float = 1.959964) -> Interval:
+    """95% Wilson score interval of a proportion (a share of failures, a composition ratio).
+
+    A share counted over samples is binomial, not a mean of per-problem scores,
+    and with the handful of cases a study often has (3 of 4) the Wilson
+    interval keeps to [0, 1] and stays honest where the normal one collapses.
+    """
+    if trials <= 0:
+        return Interval(float("nan"), float("nan"))
+    share = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (share + z * z / (2 * trials)) / denominator
+    half = z * ((share * (1 - share) / trials + z * z / (4 * trials * trials)) ** 0.5) / denominator
+    return Interval(max(0.0, centre - half), min(1.0, centre + half))

@@ -807,9 +807,12 @@ def _humaneval_plus_from_release(path: Path) -> list[Problem]:
 
 
 def _is_inputs_file(row: dict[str, Any] | None) -> bool:
+    # EvalPlus's HumanEvalPlusInputs rows hold an id and inputs only; a row with a prompt is a problem
+    # (an EvoEval-style file of HumanEval problems, as `benchmorph study` exports them).
     return (
         row is not None
         and "inputs" in row
+        and "prompt" not in row
         and isinstance(row.get("task_id"), str)
         and bool(_HUMANEVAL_ID.fullmatch(row["task_id"]))
     )

@@ -40,12 +40,13 @@ import ast
 import math
 import operator
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from benchmorph.data.download import cached_download
 from benchmorph.data.errors import InputError
-from benchmorph.data.jsonl import check_unique_ids, first_record, read_jsonl, require
+from benchmorph.data.jsonl import check_unique_ids, first_record, read_jsonl, require, write_jsonl
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.registry import BenchmarkEntry, FormatEntry, register_benchmark, register_format
 
@@ -410,6 +411,73 @@ def _release_loader(dataset: str):
         return read_evoeval(cached, kind)
 
     return load
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _argument_source(value: Any) -> str:
+    """A test argument as the source text EvoEval's ``inputs`` hold, in what :func:`parse_arguments` reads."""
+    if value is None or isinstance(value, bool | int | str):
+        return repr(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else f"float('{value}')"
+    if isinstance(value, list):
+        return "[" + ", ".join(_argument_source(item) for item in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(_argument_source(item) for item in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, set | frozenset):
+        items = sorted(_argument_source(item) for item in value)
+        return f"{type(value).__name__}([{', '.join(items)}])"
+    if isinstance(value, dict):
+        return (
+            "{" + ", ".join(f"{_argument_source(k)}: {_argument_source(v)}" for k, v in value.items()) + "}"
+        )
+    raise TypeError(f"a value of type {type(value).__name__}")
+
+
+def evoeval_row(problem: Problem, path: str | Path = "<evoeval>") -> dict[str, Any]:
+    """One problem as an EvoEval task: inputs as argument source text; an evolved variant's ``type`` and
+    ``parent`` (its seeds) so that :func:`read_evoeval` reads it back as the same kind of variant."""
+    if problem.kind != "function":
+        raise InputError(
+            f"{problem.id}: EvoEval files hold plain functions, not kind '{problem.kind}'",
+            path=path,
+            field="kind",
+        )
+    inputs = []
+    for index, test in enumerate(problem.tests):
+        try:
+            inputs.append(", ".join(_argument_source(argument) for argument in test.input))
+        except TypeError as exc:
+            raise InputError(
+                f"{problem.id}: test {index} holds {exc}, which EvoEval's inputs cannot carry",
+                path=path,
+                field="inputs",
+            ) from None
+    prompt, reference = problem.prompt, problem.reference
+    row: dict[str, Any] = {
+        "task_id": problem.id,
+        "prompt": prompt,
+        "entry_point": problem.entry_point,
+        "canonical_solution": reference[len(prompt) :] if reference.startswith(prompt) else reference,
+        "inputs": inputs,
+        "atol": problem.atol,
+    }
+    if isinstance(problem, Variant):
+        parents = problem.provenance.get("parents")
+        named = [p for p in parents if isinstance(p, str)] if isinstance(parents, list) else []
+        row["parent"] = named or ([problem.parent_id] if problem.parent_id else [])
+        if problem.transform == TRANSFORM and problem.label in EVOLVE_TYPES:
+            row["type"] = problem.label
+    return row
+
+
+def write_evoeval_jsonl(problems: Iterable[Problem], path: str | Path) -> None:
+    """Write problems as an EvoEval-style JSONL (what EvoEval's release files hold) for other harnesses."""
+    path = Path(path)
+    write_jsonl(path, [evoeval_row(problem, path) for problem in problems])
 
 
 register_format(FormatEntry(name="evoeval", detect=is_evoeval, loader=read_evoeval, priority=30))
