@@ -28,7 +28,8 @@ from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Verdict
 from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.execution.backends import ExecutionBackend
-from benchmorph.execution.engine import Job, PrepareReport
+from benchmorph.execution.engine import Job, PrepareReport, TimeoutReruns
+from benchmorph.execution.limits import Limits
 from benchmorph.models.cache import CachedAnswer, LLMCache
 
 
@@ -121,6 +122,16 @@ class JudgingBackend:
         self.log = log
         self.scope = scope
         self.store = store
+        self._reruns = TimeoutReruns()
+
+    @property
+    def limits(self) -> Limits:
+        return self.inner.limits
+
+    @property
+    def reruns(self) -> TimeoutReruns:
+        """The last ``evaluate``'s re-runs of timed-out samples: none when every verdict was stored."""
+        return self._reruns
 
     @property
     def isolation(self) -> str:
@@ -182,8 +193,10 @@ class JudgingBackend:
             if progress and len(waiting[key]) > 1:
                 progress(len(waiting[key]) - 1)
 
+        self._reruns = TimeoutReruns()
         if asked:
             self.inner.evaluate([jobs[waiting[key][0]] for key in asked], progress, done)
+            self._reruns = self.inner.reruns
         return [verdict for verdict in found if verdict is not None]
 
     def close(self) -> None:
