@@ -232,6 +232,8 @@ EXTENSION_POINTS = {
     "embedders": ("benchmorph.models.embed", "EMBEDDERS"),
     "report sections": ("benchmorph.report.section", "SECTIONS"),
     "oracles": ("benchmorph.data.oracles", "ORACLES"),
+    "execution backends": ("benchmorph.execution.backends", "EXECUTION_BACKENDS"),
+    "audit checks": ("benchmorph.validation.audit.base", "AUDIT_CHECKS"),
 }
 
 

@@ -225,3 +225,57 @@ def test_a_check_must_declare_what_it_reads() -> None:
 
     with pytest.raises(RegistryError, match="must declare what it reads.*got tea"):
         quality_check("toy-bad", reads={"tea"})
+
+
+def test_an_execution_backend_is_one_registered_factory(tmp_path: Path) -> None:
+    """A backend a plug-in adds (here: the local engine behind a job counter) is found by name, and the
+    run use case judges through it without knowing which backend it holds."""
+    from benchmorph.data.models import Sample
+    from benchmorph.evaluation.evaluate import evaluate_samples
+    from benchmorph.execution.backends import EXECUTION_BACKENDS, BackendOptions, make_backend
+    from benchmorph.execution.backends.base import LocalBackend, local_backend
+
+    class Counting(LocalBackend):
+        jobs = 0
+
+        def evaluate(self, jobs, progress=None, on_verdict=None):  # type: ignore[no-untyped-def]
+            Counting.jobs += len(jobs)
+            return super().evaluate(jobs, progress, on_verdict)
+
+    def counting(options: BackendOptions) -> Counting:
+        return Counting(cast_local(local_backend(options)).engine)
+
+    def cast_local(backend: object) -> LocalBackend:
+        assert isinstance(backend, LocalBackend)
+        return backend
+
+    EXECUTION_BACKENDS.add("counting", counting)
+    try:
+        problem = Problem(
+            id="toy/1",
+            prompt='def double(x):\n    """Twice x."""\n',
+            entry_point="double",
+            reference="def double(x):\n    return 2 * x\n",
+            tests=[{"input": [1]}, {"input": [4]}],
+        )
+        with make_backend("counting", workers=1) as backend:
+            [prepared] = backend.prepare([problem]).problems
+            samples = [
+                Sample(task_id="toy/1", index=0, code="def double(x):\n    return x + x\n"),
+                Sample(task_id="toy/1", index=1, code="def double(x):\n    return x * x\n"),
+            ]
+            evaluation = evaluate_samples("toy", {"toy/1": prepared}, samples, backend)
+        assert Counting.jobs == 2
+        assert [verdict.status for verdict in evaluation.verdicts] == ["pass", "fail"]
+    finally:
+        EXECUTION_BACKENDS.remove("counting")
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"task_id": "HumanEval/0", "completion": "    return False\\n"}\n')
+    result = run_cli(
+        "evaluate", "humaneval", "-s", str(answers), "--backend", "nope", cache=tmp_path
+    )
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip().splitlines()[-1]
+        == "error: --backend: unknown execution backend 'nope'; known: local, ray"
+    )

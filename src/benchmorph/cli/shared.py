@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from benchmorph.core.notices import Notice
     from benchmorph.execution.backends import ExecutionBackend
     from benchmorph.execution.engine import Engine
+    from benchmorph.execution.limits import Limits
     from benchmorph.report.files import ReportFiles
 
 
@@ -132,6 +133,15 @@ def memory_cap_cell(memory_limit: dict | None) -> str | Text:
     return text if str(memory_limit.get("mode", "")).startswith("cgroup") else alarm(text)
 
 
+def _limits(min_time_limit: float, time_factor: float, memory_mb: int | None) -> Limits:
+    from benchmorph.execution.limits import Limits
+
+    if min_time_limit <= 0 or time_factor <= 0:
+        fail("--min-time-limit and --time-factor must be positive")
+    limits = Limits(min_time_limit=min_time_limit, time_factor=time_factor)
+    return limits if memory_mb is None else replace(limits, memory=memory_mb * 2**20)
+
+
 def make_engine(
     workers: int | None,
     min_time_limit: float,
@@ -140,15 +150,11 @@ def make_engine(
     memory_mb: int | None = None,
     test_details: bool = True,
 ) -> Engine:
-    """The engine for a command; the sandbox is checked now, so a command that cannot isolate stops first."""
+    """The engine for a command that needs this machine's engine itself (morph, tests, instruct); the
+    sandbox is checked now, so a command that cannot isolate stops first."""
     from benchmorph.execution.engine import Engine
-    from benchmorph.execution.limits import Limits
 
-    if min_time_limit <= 0 or time_factor <= 0:
-        fail("--min-time-limit and --time-factor must be positive")
-    limits = Limits(min_time_limit=min_time_limit, time_factor=time_factor)
-    if memory_mb is not None:
-        limits = replace(limits, memory=memory_mb * 2**20)
+    limits = _limits(min_time_limit, time_factor, memory_mb)
     engine = Engine(workers=workers, limits=limits, isolation=sandbox, test_details=test_details)
     engine.check_sandbox()
     return engine
@@ -164,25 +170,15 @@ def make_executor(
     memory_mb: int | None = None,
     test_details: bool = True,
 ) -> ExecutionBackend:
-    """The engine (``--backend local``) or the Ray backend, its sandbox checked on every node now."""
+    """The ``--backend`` by name from the execution-backend registry, its sandbox checked on every node now."""
     from benchmorph.core.notices import Notice
+    from benchmorph.data.errors import InputError
     from benchmorph.execution.backends import BackendUnavailable, make_backend
-    from benchmorph.execution.limits import Limits
 
-    if backend == "local":
-        if ray_address is not None:
-            fail("--ray-address needs --backend ray")
-        return make_engine(workers, min_time_limit, time_factor, sandbox, memory_mb, test_details)
-    if backend != "ray":
-        fail(f"--backend: expected local or ray, not {backend!r}")
-    if min_time_limit <= 0 or time_factor <= 0:
-        fail("--min-time-limit and --time-factor must be positive")
-    limits = Limits(min_time_limit=min_time_limit, time_factor=time_factor)
-    if memory_mb is not None:
-        limits = replace(limits, memory=memory_mb * 2**20)
+    limits = _limits(min_time_limit, time_factor, memory_mb)
     try:
         return make_backend(
-            "ray",
+            backend,
             workers=workers,
             limits=limits,
             isolation=sandbox,
@@ -190,6 +186,12 @@ def make_executor(
             engine_options={"test_details": test_details},
             notify=lambda text: show_notice(Notice("warning", text)),
         )
+    except InputError as exc:  # a name no registered backend has
+        fail(f"--backend: {exc.message}")
+        raise
+    except ValueError as exc:  # options that contradict each other (--ray-address without ray)
+        fail(str(exc))
+        raise
     except BackendUnavailable as exc:
-        fail(f"--ray-address {ray_address}: {exc}" if ray_address else f"--backend ray: {exc}")
+        fail(f"--ray-address {ray_address}: {exc}" if ray_address else f"--backend {backend}: {exc}")
         raise

@@ -5,8 +5,10 @@ Both take batches of samples and return verdicts through the same interface
 """
 
 from benchmorph.execution.backends.base import (
-    BACKENDS,
+    EXECUTION_BACKENDS,
+    BackendFactory,
     BackendLost,
+    BackendOptions,
     BackendUnavailable,
     ExecutionBackend,
     LocalBackend,
@@ -14,8 +16,10 @@ from benchmorph.execution.backends.base import (
 )
 
 __all__ = [
-    "BACKENDS",
+    "EXECUTION_BACKENDS",
+    "BackendFactory",
     "BackendLost",
+    "BackendOptions",
     "BackendUnavailable",
     "ExecutionBackend",
     "LocalBackend",
