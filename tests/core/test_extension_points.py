@@ -271,9 +271,7 @@ def test_an_execution_backend_is_one_registered_factory(tmp_path: Path) -> None:
         EXECUTION_BACKENDS.remove("counting")
     answers = tmp_path / "answers.jsonl"
     answers.write_text('{"task_id": "HumanEval/0", "completion": "    return False\\n"}\n')
-    result = run_cli(
-        "evaluate", "humaneval", "-s", str(answers), "--backend", "nope", cache=tmp_path
-    )
+    result = run_cli("evaluate", "humaneval", "-s", str(answers), "--backend", "nope", cache=tmp_path)
     assert result.returncode == 2
     assert (
         result.stderr.strip().splitlines()[-1]
