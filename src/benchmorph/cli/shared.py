@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -16,6 +16,7 @@ from benchmorph.cli.progress import progress_bar
 
 if TYPE_CHECKING:
     from benchmorph.core.notices import Notice
+    from benchmorph.evaluation.summary import RunSummary
     from benchmorph.execution.backends import ExecutionBackend
     from benchmorph.execution.engine import Engine
     from benchmorph.execution.limits import Limits
@@ -94,33 +95,32 @@ def show_report_files(files: ReportFiles) -> None:
         out_console.print(f"csv: {', '.join(str(path) for path in files.csv)}")
 
 
-def summary_table(title: str, rows: dict[str, dict]) -> Table:
+def summary_table(title: str, rows: Mapping[str, RunSummary]) -> Table:
     # The table shows the customary k; summary.json has every k.
-    present = {key for summary in rows.values() for key in summary if key.startswith("pass@")}
-    ks = [f"pass@{k}" for k in (1, 5, 10, 100) if f"pass@{k}" in present]
+    present = {k for summary in rows.values() for k in summary.pass_at}
+    ks = [k for k in (1, 5, 10, 100) if k in present]
     table = Table(title=title)
     table.add_column("run")
     table.add_column("problems", justify="right")
     table.add_column("samples", justify="right")
     for k in ks:
-        table.add_column(k, justify="right")
+        table.add_column(f"pass@{k}", justify="right")
     table.add_column("statuses")
     # The sandbox in force is part of every result: a weaker one must be seen where the scores are.
     table.add_column("sandbox")
     table.add_column("memory cap")
     for label, summary in rows.items():
-        statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
-        cells = [f"{summary[k]:.3f}" if k in summary else "-" for k in ks]
-        sandbox = summary.get("isolation", "?")
-        shown = sandbox if sandbox == "bwrap" else alarm(sandbox)
+        statuses = ", ".join(f"{status} {count}" for status, count in summary.statuses.items())
+        cells = [f"{summary.pass_at[k]:.3f}" if k in summary.pass_at else "-" for k in ks]
+        shown = summary.isolation if summary.isolation == "bwrap" else alarm(summary.isolation)
         table.add_row(
             label,
-            str(summary["n_problems"]),
-            str(summary["n_samples"]),
+            str(summary.n_problems),
+            str(summary.n_samples),
             *cells,
             statuses,
             shown,
-            memory_cap_cell(summary.get("memory_limit")),
+            memory_cap_cell(summary.memory_limit),
         )
     return table
 

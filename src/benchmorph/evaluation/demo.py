@@ -20,6 +20,7 @@ from benchmorph.data.models import Problem, Sample, Variant
 from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.evaluate import evaluate_samples, write_evaluation
 from benchmorph.evaluation.runs import prepare_problems, run_benchmark
+from benchmorph.evaluation.summary import RunSummary
 from benchmorph.execution.engine import Engine
 from benchmorph.models import GenerationParams
 from benchmorph.morph.transforms.mine.mine import mine
@@ -33,7 +34,7 @@ class SandboxTour:
     """Step 1: every reference passes, broken solutions (mutants) mostly fail, under ``isolation``."""
 
     problems: dict[str, Problem]
-    summaries: dict[str, dict[str, Any]]
+    summaries: dict[str, RunSummary]
     isolation: str
     memory_limit: dict[str, Any]
 
@@ -51,7 +52,7 @@ class MinedVariants:
 class PairedRuns:
     """Step 3: each model on the chosen originals and on their variants, one run directory each."""
 
-    summaries: dict[str, dict[str, Any]]
+    summaries: dict[str, RunSummary]
     run_dirs: list[Path]
 
 

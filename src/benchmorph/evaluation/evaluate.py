@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from benchmorph.evaluation.passk import (
     sample_counts,
 )
 from benchmorph.evaluation.sample_code import SanitizeReport
+from benchmorph.evaluation.summary import RerunSummary, RunSummary
 from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.execution.engine import Job, TimeoutReruns
 
@@ -48,22 +49,20 @@ class Evaluation:
     # What the sanitizer changed (``evaluate --sanitize``, or at generation for ``run``); None: not applied.
     sanitizer: SanitizeReport | None = None
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> RunSummary:
         parents = {task: p.parent_id for task, p in self.problems.items() if isinstance(p, Variant)}
         summary = summarize(
             self.benchmark, self.samples, self.verdicts, self.isolation, self.memory_limit, parents
         )
-        summary["reused_verdicts"] = self.reused
+        reruns = None
         if self.reruns is not None:
-            summary["timeout_reruns"] = {
-                "rerun": self.reruns.rerun,
-                "changed": self.reruns.changed,
-                "flake_rate": self.reruns.changed / self.reruns.rerun if self.reruns.rerun else 0.0,
-                "changed_samples": list(self.reruns.changed_ids),
-            }
-        if self.sanitizer is not None:
-            summary["sanitizer"] = self.sanitizer.summary()
-        return summary
+            reruns = RerunSummary(self.reruns.rerun, self.reruns.changed, tuple(self.reruns.changed_ids))
+        return replace(
+            summary,
+            reused_verdicts=self.reused,
+            timeout_reruns=reruns,
+            sanitizer=None if self.sanitizer is None else dict(self.sanitizer.summary()),
+        )
 
 
 def generation_failure(problem: Problem, sample: Sample, isolation: str) -> Verdict:
@@ -131,10 +130,10 @@ def summarize(
     isolation: str,
     memory_limit: dict[str, Any] | None = None,
     parents: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+) -> RunSummary:
     """Scores over the tasks that have samples: pass@k for every k up to the smallest sample count.
 
-    ``memory_limit`` (``{"mode", "mb", "processes"}``) says how samples were
+    ``memory_limit`` (``{"mode", "mb", "tasks", ...}``) says how samples were
     capped: ``mode`` ``rlimits`` is per process only, the weaker cap.
     ``parents`` (variant id -> seed id): where variants share seeds,
     ``dypass@k`` for every k up to the most variants of a seed, each over
@@ -143,32 +142,24 @@ def summarize(
     seed) beside it.
     """
     counts = sample_counts(verdicts)
-    table = pass_at_k_table(counts)
     statuses = Counter(verdict.status for verdict in verdicts)
-    summary: dict[str, Any] = {
-        "benchmark": benchmark,
-        "n_problems": len(counts),
-        "n_samples": len(samples),
-        "pass@1": table.get(1, 0.0),
-    }
-    for k, value in table.items():
-        summary[f"pass@{k}"] = value
     dynamic = dypass_at_k_table(verdicts, parents or {})
-    if dynamic:
-        for k, value in dynamic.items():
-            summary[f"dypass@{k}"] = value
-        for k, seeds_k in dypass_seeds(verdicts, parents or {}).items():
-            summary[f"dypass_seeds@{k}"] = seeds_k
-        seeds = dypass_counts(verdicts, parents or {})
-        summary["dypass_seeds"] = len(seeds)
-        summary["dypass_n"] = min(n for n, _ in seeds.values())
-    summary["statuses"] = dict(sorted(statuses.items()))
-    summary["solved_problems"] = sum(1 for _, c in counts.values() if c > 0)
-    summary["isolation"] = isolation
-    if memory_limit is not None:
-        summary["memory_limit"] = dict(memory_limit)
-    summary["benchmorph_version"] = __version__
-    return summary
+    seeds = dypass_counts(verdicts, parents or {}) if dynamic else {}
+    return RunSummary(
+        benchmark=benchmark,
+        n_problems=len(counts),
+        n_samples=len(samples),
+        pass_at=dict(pass_at_k_table(counts)),
+        dypass_at=dict(dynamic),
+        dypass_seeds_at=dict(dypass_seeds(verdicts, parents or {})) if dynamic else {},
+        dypass_seeds=len(seeds) if dynamic else None,
+        dypass_n=min(n for n, _ in seeds.values()) if dynamic else None,
+        statuses=dict(sorted(statuses.items())),
+        solved_problems=sum(1 for _, c in counts.values() if c > 0),
+        isolation=isolation,
+        memory_limit=None if memory_limit is None else dict(memory_limit),
+        benchmorph_version=__version__,
+    )
 
 
 def verdict_rows(verdicts: Sequence[Verdict], raw: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
@@ -181,7 +172,7 @@ def verdict_rows(verdicts: Sequence[Verdict], raw: Mapping[int, str] | None = No
     return rows
 
 
-def write_evaluation(out_dir: str | Path, evaluation: Evaluation) -> dict[str, Any]:
+def write_evaluation(out_dir: str | Path, evaluation: Evaluation) -> RunSummary:
     """Write results.jsonl (one Verdict per sample) and summary.json; returns the summary."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -190,6 +181,6 @@ def write_evaluation(out_dir: str | Path, evaluation: Evaluation) -> dict[str, A
     # EvoEval runs only: per-type pass@1, the composition ratio (benchmorph.evaluation.evolve_metrics).
     from benchmorph.evaluation.evolve_metrics import evolve_summary
 
-    summary = {**evaluation.summary(), **evolve_summary(evaluation.problems, evaluation.verdicts)}
-    write_text_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    summary = evaluation.summary().with_extra(**evolve_summary(evaluation.problems, evaluation.verdicts))
+    write_text_atomic(out / "summary.json", json.dumps(summary.to_json(), indent=2) + "\n")
     return summary

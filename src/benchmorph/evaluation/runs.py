@@ -31,6 +31,7 @@ from benchmorph.evaluation.sample_code import (
     sanitize_samples,
     unparsable_message,
 )
+from benchmorph.evaluation.summary import RunSummary
 from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.models import GenerationParams, GenerationReport, LLMCache, RetryPolicy, parse_spec
 from benchmorph.models.generate import generate
@@ -71,7 +72,7 @@ class RunResult:
     (plus samples.jsonl for ``run_benchmark``)."""
 
     out_dir: Path
-    summary: dict[str, Any]
+    summary: RunSummary
     evaluation: Evaluation
     notices: list[Notice] = field(default_factory=list)
     generation: GenerationReport | None = None
@@ -165,7 +166,7 @@ def _judge_into(
     progress: ProgressFactory,
     notices: _Notices,
     sanitizer: SanitizeReport | None = None,
-) -> tuple[Evaluation, dict[str, Any]]:
+) -> tuple[Evaluation, RunSummary]:
     """Prepare the problems the samples need, judge the samples with a checkpoint, write the results."""
     needed = [problems[task] for task in dict.fromkeys(sample.task_id for sample in samples)]
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -105,14 +105,14 @@ def run_one(
         notify=notify,
     )
     generation = result.generation
-    log.tally.verdicts_reused += int(result.summary.get("reused_verdicts", 0))
+    log.tally.verdicts_reused += result.summary.reused_verdicts or 0
     return RunRecord(
         model=model,
         set=set_name,
         path=folder,
-        pass_at_1=float(result.summary.get("pass@1", 0.0)),
-        problems=int(result.summary.get("n_problems", 0)),
-        samples=int(result.summary.get("n_samples", 0)),
+        pass_at_1=result.summary.pass_at_1,
+        problems=result.summary.n_problems,
+        samples=result.summary.n_samples,
         seconds=time.perf_counter() - started,
         answers_paid=generation.requests if generation is not None else 0,
     )
@@ -145,13 +145,13 @@ def run_augmented(
         progress=progress,
         notify=notify,
     )
-    log.tally.verdicts_reused += int(result.summary.get("reused_verdicts", 0))
+    log.tally.verdicts_reused += result.summary.reused_verdicts or 0
     return RunRecord(
         model=original_run.model,
         set=AUGMENTED,
         path=folder,
-        pass_at_1=float(result.summary.get("pass@1", 0.0)),
-        problems=int(result.summary.get("n_problems", 0)),
-        samples=int(result.summary.get("n_samples", 0)),
+        pass_at_1=result.summary.pass_at_1,
+        problems=result.summary.n_problems,
+        samples=result.summary.n_samples,
         seconds=time.perf_counter() - started,
     )
