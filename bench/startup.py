@@ -7,7 +7,10 @@ noisy machine shows as noise in all three: a bare interpreter (``python -c
 pass``, the floor no command can beat) and ``python -c "import typer,
 rich"`` (what any typer/rich CLI pays before its first line of its own).
 Goals (issue 22): ``--help`` under 0.3 s and ``morph list`` under 0.5 s on a
-quiet 2-core machine.  Run from the project root:
+quiet 2-core machine.  Beside the wall time, the CPU seconds each process
+used (user + system, from ``getrusage``), which a loaded machine changes far
+less than the wall: on a shared machine they are the figure to compare.
+Run from the project root:
 
     .venv/bin/python bench/startup.py --repeat 15
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,10 +33,14 @@ COMMANDS = {
 }
 
 
-def wall(command: list[str]) -> float:
+def wall(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one fresh run of ``command``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "120"})
-    return time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def main() -> None:
@@ -41,14 +49,18 @@ def main() -> None:
     args = parser.parse_args()
     for command in COMMANDS.values():  # warm the file cache
         wall(command)
-    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in COMMANDS}
     for _ in range(args.repeat):  # interleaved, so a burst of load hits every command alike
         for name, command in COMMANDS.items():
             times[name].append(wall(command))
     load = os.getloadavg()[0]
     print(f"median of {args.repeat} runs, load average {load:.2f} on {os.cpu_count()} cores")
     for name, values in times.items():
-        print(f"  {name:32s} {statistics.median(values):6.3f} s   (min {min(values):.3f})")
+        walls, cpus = [w for w, _ in values], [c for _, c in values]
+        print(
+            f"  {name:32s} {statistics.median(walls):6.3f} s wall (min {min(walls):.3f})"
+            f"   {statistics.median(cpus):6.3f} s CPU"
+        )
 
 
 if __name__ == "__main__":
