@@ -13,7 +13,7 @@ import ast
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from benchmorph.data.models import Problem
 from benchmorph.data.prompt import parse_prompt_stub
@@ -30,13 +30,17 @@ METHOD_STOPS = ("\nclass ", "\nif __name__", "\nprint(", "\nassert", "\n#", "\n`
 FENCE = "```"
 
 
+# The speakers of a chat: every OpenAI-compatible server and llama.cpp's chat templates know these three.
+Role = Literal["system", "user", "assistant"]
+
+
 @dataclass(frozen=True)
 class Request:
     """One question to a model: a completion prompt with stops, or chat messages."""
 
     mode: Mode
     prompt: str = ""
-    messages: tuple[tuple[str, str], ...] = ()
+    messages: tuple[tuple[Role, str], ...] = ()
     stop: tuple[str, ...] = ()
 
     def chat_messages(self) -> list[dict[str, str]]:

@@ -74,10 +74,18 @@ _OPERATOR_WORDS = frozenset({"is", "in", "and", "or", "not", "if", "else"})
 _SOFT_KEYWORDS = frozenset({"match", "case", "type", "_", "print", "exec"})
 _PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3", "python2", "ipython", "sage", "cython"})
 
-_COMPOUND = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Match)
+_COMPOUND = (
+    ast.If,
+    ast.Try,
+    ast.TryStar,
+    ast.With,
+    ast.AsyncWith,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Match,
+)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-if hasattr(ast, "TryStar"):  # Python 3.11+
-    _COMPOUND = (*_COMPOUND, ast.TryStar)
 
 _MAX_MERGES = 3  # extra chunks a statement with an open bracket/string may swallow
 _MAX_CUTS = 4  # cut-backs of a chunk that still does not parse
@@ -244,19 +252,18 @@ def _free_names(node: ast.AST) -> set[str]:
     bound: set[str] = set()
     declared: set[str] = set()
     for sub in ast.walk(node):
-        kind = type(sub)
-        if kind is ast.Name:
+        if isinstance(sub, ast.Name):
             (loads if type(sub.ctx) is ast.Load else bound).add(sub.id)
-        elif kind is ast.arg:
+        elif isinstance(sub, ast.arg):
             bound.add(sub.arg)
-        elif kind in _DEFS:
+        elif isinstance(sub, _DEFS):
             if sub is not node:
                 bound.add(sub.name)
-        elif kind is ast.Import or kind is ast.ImportFrom:
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
             bound.update(_import_names(sub))
-        elif kind is ast.Global:
+        elif isinstance(sub, ast.Global):
             declared.update(sub.names)
-        elif kind is ast.ExceptHandler or kind is ast.MatchAs or kind is ast.MatchStar:
+        elif isinstance(sub, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
             if sub.name:
                 bound.add(sub.name)
     return (loads - bound) | declared
@@ -272,10 +279,9 @@ def _conditional_bindings(node: ast.stmt) -> set[str]:
     pending = [node]
     while pending:
         stmt = pending.pop()
-        kind = type(stmt)
-        if kind is ast.Import or kind is ast.ImportFrom:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             binds.update(_import_names(stmt))
-        elif kind in _DEFS:
+        elif isinstance(stmt, _DEFS):
             binds.add(stmt.name)
         elif isinstance(stmt, _COMPOUND):
             for field in ("body", "orelse", "finalbody"):
@@ -322,12 +328,11 @@ def _outside_strings(lines: list[str], heads: list[int], quoted: list[int]) -> l
 
 def _docstring_spans(node: ast.stmt) -> list[tuple[int, int]]:
     """0-based line spans (relative to the parsed text) of a definition's docstrings."""
-    kind = type(node)
-    if kind not in _DEFS:
+    if not isinstance(node, _DEFS):
         return []
-    owners = [node]
-    if kind is ast.ClassDef:
-        owners += [item for item in node.body if type(item) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    owners: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = [node]
+    if isinstance(node, ast.ClassDef):
+        owners += [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
     spans = []
     for owner in owners:
         body = owner.body
@@ -344,10 +349,10 @@ def _docstring_spans(node: ast.stmt) -> list[tuple[int, int]]:
 
 def _parameters(node: ast.stmt) -> set[str]:
     """Parameter names of a function, or of all the methods of a class (no walk needed)."""
-    kind = type(node)
-    if kind is ast.ClassDef:
-        owners = [item for item in node.body if type(item) in (ast.FunctionDef, ast.AsyncFunctionDef)]
-    elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+    owners: list[ast.FunctionDef | ast.AsyncFunctionDef]
+    if isinstance(node, ast.ClassDef):
+        owners = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         owners = [node]
     else:
         return set()
@@ -403,19 +408,18 @@ def _mutates(node: ast.AST, name: str) -> bool:
     """
     found = False
     for sub in ast.walk(node):
-        kind = type(sub)
-        if kind is ast.Assert:
+        if isinstance(sub, ast.Assert):
             return False
-        if kind is ast.Call:
+        if isinstance(sub, ast.Call):
             func = sub.func
             if type(func) is ast.Name and func.id == "print":
                 return False
             if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == name:
                 found = True
-        elif kind is ast.Name:
+        elif isinstance(sub, ast.Name):
             if sub.id == name and type(sub.ctx) is not ast.Load:
                 found = True
-        elif (kind is ast.Subscript or kind is ast.Attribute) and type(sub.ctx) is not ast.Load:
+        elif isinstance(sub, (ast.Subscript, ast.Attribute)) and type(sub.ctx) is not ast.Load:
             if type(sub.value) is ast.Name and sub.value.id == name:
                 found = True
     return found
@@ -461,18 +465,17 @@ class _Stmt:
 
     @staticmethod
     def _classify(node: ast.stmt) -> tuple[str, set[str]]:
-        kind = type(node)
-        if kind is ast.Import or kind is ast.ImportFrom:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
             return "import", _import_names(node)
-        if kind in _DEFS:
+        if isinstance(node, _DEFS):
             return "def", {node.name}
-        if kind is ast.Assign:
+        if isinstance(node, ast.Assign):
             return "data", _target_names(node.targets)
-        if kind is ast.AugAssign or kind is ast.AnnAssign:
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
             return "data", _target_names([node.target])
-        if kind is ast.Expr:
+        if isinstance(node, ast.Expr):
             return "expr", set()
-        if kind is ast.Assert:
+        if isinstance(node, ast.Assert):
             return "assert", set()
         if isinstance(node, _COMPOUND):
             if _is_main_guard(node):
@@ -920,7 +923,7 @@ class _Sanitizer:
                     return stmt
             elif type(node) is ast.ClassDef and node.name == "Solution":
                 if not self.entry or any(
-                    type(item) in (ast.FunctionDef, ast.AsyncFunctionDef) and item.name == self.entry
+                    isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == self.entry
                     for item in node.body
                 ):
                     return stmt
@@ -1004,7 +1007,7 @@ class _Sanitizer:
                 indent = match.group(1) + "    "
                 break
         sources = [*self.blocks, *([self.remainder] if self.remainder is not None else [])]
-        truncated = None
+        truncated: tuple[_Stmt, _Region, _Region] | None = None
         for source in sources:
             for body in _body_variants(source.lines, indent):
                 combined = _Region(prompt_lines + body, source.block, source.base - len(prompt_lines))
@@ -1018,7 +1021,8 @@ class _Sanitizer:
                 )
                 if root is not None and not root.truncated and not stray:
                     return root, combined, source
-                truncated = truncated or (root and (root, combined, source))
+                if truncated is None and root is not None:
+                    truncated = (root, combined, source)
         return truncated
 
     def _select(self, root: _Stmt, regions: list[_Region]) -> list[_Stmt]:
@@ -1076,7 +1080,7 @@ class _Sanitizer:
         others_ids: dict[int, list[_Chunk]] = {}
 
         def mutators(tier: int, name: str) -> list[_Stmt]:
-            found = []
+            found: list[_Stmt] = []
             for region in tiers[tier]:
                 chunks = others_ids.setdefault(
                     id(region), [c for c in region.chunks() if c.kind in ("other", "data")]
@@ -1096,9 +1100,9 @@ class _Sanitizer:
                 for stmt in binders[tier].get(name, ()):
                     found.append(stmt)
                 for chunk in reversed(defs[tier].get(name, ())):
-                    stmt = next((s for s in reversed(_parse_chunk(chunk)) if name in s.binds), None)
-                    if stmt is not None:
-                        found.append(stmt)
+                    last = next((s for s in reversed(_parse_chunk(chunk)) if name in s.binds), None)
+                    if last is not None:
+                        found.append(last)
                         break
                 if needs_data:
                     for chunk in data[tier].get(name, ()):
@@ -1145,7 +1149,7 @@ class _Sanitizer:
                         continue
                     for stmt in _parse_chunk(chunk):
                         node = stmt.node
-                        if stmt.cat == "def" and (
+                        if isinstance(node, _DEFS) and (  # stmt.cat == "def"
                             node.name.startswith("test_")
                             or type(node) is ast.ClassDef
                             and node.name.startswith("Test")
@@ -1270,15 +1274,14 @@ def _body_variants(lines: list[str], indent: str) -> list[list[str]]:
 def _runnable(stmt: _Stmt) -> bool:
     """Drop what only prose parses as (``Note``, ``Time complexity: O(n)``) or cannot compile."""
     node = stmt.node
-    kind = type(node)
-    if kind is ast.Expr:
+    if isinstance(node, ast.Expr):
         value = node.value
         if type(value) is ast.Name or type(value) is ast.Constant and not isinstance(value.value, str):
             return False
         return type(value) not in (ast.Yield, ast.YieldFrom, ast.Await)
-    if kind is ast.AnnAssign and node.value is None:
+    if isinstance(node, ast.AnnAssign) and node.value is None:
         return type(node.annotation) in (ast.Name, ast.Attribute, ast.Subscript)
-    return kind not in (ast.Return, ast.Break, ast.Continue)
+    return type(node) not in (ast.Return, ast.Break, ast.Continue)
 
 
 def _render(stmts: list[_Stmt]) -> str:

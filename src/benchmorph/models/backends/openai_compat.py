@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from benchmorph.models.backends.base import Backend, Completion, GenerationError
 from benchmorph.models.params import GenerationParams, RetryPolicy
@@ -67,9 +68,25 @@ def _completion_from(response: Any, mode: str) -> Completion:
         text = ""
     if not isinstance(text, str):
         raise GenerationError("malformed response: answer text is not a string")
-    usage = getattr(response, "usage", None)
+    usage: Any = getattr(response, "usage", None)  # a pydantic model of the SDK's, or a server's None
     usage_dict = usage.model_dump() if hasattr(usage, "model_dump") else {}
     return Completion(text, getattr(choice, "finish_reason", None), usage_dict)
+
+
+def _chat_messages(request: Request) -> list[ChatCompletionMessageParam]:
+    """The request's messages as the SDK's typed dicts (one TypedDict per role)."""
+    messages: list[ChatCompletionMessageParam] = []
+    for role, content in request.messages:
+        match role:
+            case "system":
+                messages.append({"role": "system", "content": content})
+            case "user":
+                messages.append({"role": "user", "content": content})
+            case "assistant":
+                messages.append({"role": "assistant", "content": content})
+            case _:  # a caller that ignored the Role type: never sent as something it is not
+                raise GenerationError(f"chat message role {role!r} is not one of system, user, assistant")
+    return messages
 
 
 def _pooled(embedding: Any) -> list[float]:
@@ -103,8 +120,8 @@ class OpenAIBackend(Backend):
         if request.mode == "chat":
             response = await client.chat.completions.create(
                 model=self.spec.model,
-                messages=request.chat_messages(),
-                **fields,  # type: ignore[arg-type]
+                messages=_chat_messages(request),
+                **fields,
             )
         else:
             response = await client.completions.create(

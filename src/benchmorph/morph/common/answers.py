@@ -84,7 +84,7 @@ def read_json(text: str, want: type = dict) -> Any:
     return None
 
 
-def clean_text(text: str) -> str:
+def clean_text(text: str | int | float) -> str:
     """One line, without the quotes, backticks and asterisks models put around a value."""
     return " ".join(str(text).strip().strip("\"'`*").split())
 

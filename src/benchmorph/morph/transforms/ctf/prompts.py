@@ -136,6 +136,7 @@ def _json_description(text: str) -> str | None:
 
 def parse_proposal(parent: Problem, request: Request, text: str) -> tuple[str | None, str | None]:
     """(the new prompt, None) or (None, why it could not be read)."""
+    candidate: str | None
     if request.mode == "completion" and parent.kind in STATEMENT_KINDS:
         candidate = text.split(STATEMENT_END, 1)[0].strip("\n")
         if not candidate.strip():

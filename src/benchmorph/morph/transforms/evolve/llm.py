@@ -55,6 +55,7 @@ from benchmorph.models.prompts import Request
 from benchmorph.morph.common.answers import parse_rewrite
 from benchmorph.morph.common.derived import derived_variant
 from benchmorph.morph.common.docstrings import (
+    PromptParts,
     assemble,
     check_assembled,
     description_from_code,
@@ -500,19 +501,20 @@ def _reworded(slot: Slot, setup: EvolveLlm, prompt: str) -> Variant:
 
 def reword_round(slots: Sequence[Slot], setup: EvolveLlm, round_: int) -> None:
     """One round for every live verbose/concise slot: reword, check the length and structure, judge."""
-    parts_of = {id(slot): split_prompt(slot.parent) for slot in slots}
+    parts_of: dict[int, PromptParts] = {}
     todo = []
     for slot in slots:
-        parts = parts_of[id(slot)]
+        parts = split_prompt(slot.parent)
         if isinstance(parts, str):
             slot.fail("prompt-shape", parts)
             slot.final = True  # nothing a new round could change
             continue
+        parts_of[id(slot)] = parts
         todo.append(slot)
     requests = [
         reword_request(
             slot.kind, slot.parent.prompt, parts_of[id(slot)].text, setup.generator.mode, slot.feedback
-        )  # type: ignore[union-attr]
+        )
         for slot in todo
     ]
     params = setup.round_params(setup.params, round_)
@@ -520,7 +522,6 @@ def reword_round(slots: Sequence[Slot], setup: EvolveLlm, round_: int) -> None:
     judged: list[tuple[Slot, Variant]] = []
     for slot, request, (text, error) in zip(todo, requests, answers, strict=True):
         parts = parts_of[id(slot)]
-        assert not isinstance(parts, str)
         slot.raw = text
         if text is None:
             slot.fail("generator", f"the generator gave no answer: {error}")
@@ -562,7 +563,7 @@ def reword_round(slots: Sequence[Slot], setup: EvolveLlm, round_: int) -> None:
         judge_request(slot.parent.prompt, variant.prompt, setup.judge.mode) for slot, variant in judged
     ]
     controls = [
-        judge_request(slot.parent.prompt, assemble(parts_of[id(slot)], control_description(parts_of[id(slot)].text)),  # type: ignore[arg-type]
+        judge_request(slot.parent.prompt, assemble(parts_of[id(slot)], control_description(parts_of[id(slot)].text)),
                       setup.judge.mode)
         for slot, _ in judged
     ]  # fmt: skip

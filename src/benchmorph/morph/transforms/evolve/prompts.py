@@ -195,7 +195,7 @@ class Program:
     calls: list[list[Any]] = field(default_factory=list)  # the generator's test inputs
 
 
-def _segment(code: str, node: ast.AST) -> str:
+def _segment(code: str, node: ast.stmt) -> str:
     lines = code.splitlines(keepends=True)
     start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
     return "".join(lines[start : node.end_lineno])

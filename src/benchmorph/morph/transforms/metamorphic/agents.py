@@ -44,7 +44,7 @@ import textwrap
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.errors import InputError
@@ -435,9 +435,9 @@ def rewrite_descriptions(slots: Sequence[Slot], setup: LlmSetup, retries: int) -
             as_renamed = slot.parent.model_copy(
                 update={"prompt": renamed.prompt, "entry_point": renamed.entry_point}
             )
-            description, problem = description_from_code(as_renamed, code)
-            if problem is not None:
-                slot.fail(problem[0], problem[1], retries)
+            description, unreadable = description_from_code(as_renamed, code)
+            if unreadable is not None:
+                slot.fail(unreadable[0], unreadable[1], retries)
                 continue
         if description is None:
             slot.fail("rewrite", f"the rewrite cannot be read: {reason}", retries)
@@ -733,6 +733,15 @@ def _run(
     return _with_acceptance(slots, records, variants, notes)
 
 
+class SeedAcceptance(TypedDict):
+    """A seed's ``seed_acceptance`` in provenance: variants accepted of those asked, in how many attempts."""
+
+    accepted: int
+    variants: int
+    attempts: int
+    rate: float
+
+
 def _with_acceptance(
     slots: Sequence[Slot], records: list[Variant], variants: int, notes: list[str]
 ) -> tuple[list[Draft], list[Variant]]:
@@ -740,7 +749,7 @@ def _with_acceptance(
     by_parent: dict[str, list[Slot]] = defaultdict(list)
     for slot in slots:
         by_parent[slot.parent.id].append(slot)
-    acceptance = {}
+    acceptance: dict[str, SeedAcceptance] = {}
     for parent_id, own in by_parent.items():
         accepted = sum(1 for slot in own if slot.draft is not None)
         attempts = sum(slot.attempt if slot.draft is not None else len(slot.failures) for slot in own)

@@ -262,10 +262,10 @@ def plan_names(
             base = pick(ROLE_NAMES[stem], choice, stem)
         else:
             base = pick(TYPE_NAMES.get(categories.get(first, "value"), TYPE_NAMES["value"]), choice, stem)
-        chosen = [f"{base}{member[-1]}" for member in members]
-        if all(_free(c, used) for c in chosen) and not any(glued_use(m, prose) for m in members):
-            new.update(zip(members, chosen, strict=True))
-            used.update(chosen)
+        numbered = [f"{base}{member[-1]}" for member in members]
+        if all(_free(c, used) for c in numbered) and not any(glued_use(m, prose) for m in members):
+            new.update(zip(members, numbered, strict=True))
+            used.update(numbered)
         else:
             for member in members:
                 plan.kept[member] = "its pair cannot be renamed together"

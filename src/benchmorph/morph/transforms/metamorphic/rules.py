@@ -265,9 +265,10 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
         )  # fmt: skip
         if not rename_entry_point:
             plan.entry_point = problem.entry_point
-        renamed = rename_all(problem, plan.params, plan.entry_point)
-        if isinstance(renamed, str):
-            return renamed
+        renaming = rename_all(problem, plan.params, plan.entry_point)
+        if isinstance(renaming, str):
+            return renaming
+        renamed = renaming
         params = [
             Param(name, plan.params.get(name, name), seed.kinds[name].kind, plan.nouns.get(name))
             for name in seed.params

@@ -146,7 +146,11 @@ class Weaver:
             quoted = re.compile(
                 rf"`{re.escape(param.old)}`|`{re.escape(param.old)}'|'{re.escape(param.old)}'|\"{re.escape(param.old)}\""
             )
-            text = quoted.sub(lambda m, p=param: self._mention(masked, p), text)
+
+            def mention(match: re.Match[str], param: Param = param) -> str:
+                return self._mention(masked, param)
+
+            text = quoted.sub(mention, text)
         for param in self.params:
             text = self._named_phrases(masked, param, text)
         for param in self.params:
@@ -212,8 +216,8 @@ class Weaver:
         if sum(1 for p in self.params if p.kind == param.kind) != 1:
             return text
         if param.kind in ("numbers", "texts"):
-            elem = _ELEM_WORDS if param.kind == "numbers" else r"(?P<elem>strings|words)"
-            pattern = re.compile(rf"{_DET}{_ADJ}(?P<head>list|array)(?:\s+of\s+{elem})?{_END}", re.I)
+            elems = _ELEM_WORDS if param.kind == "numbers" else r"(?P<elem>strings|words)"
+            pattern = re.compile(rf"{_DET}{_ADJ}(?P<head>list|array)(?:\s+of\s+{elems})?{_END}", re.I)
         else:
             heads = "string" if param.kind == "text" else "string|word"
             pattern = re.compile(rf"{_DET}{_ADJ}(?P<head>{heads}){_END}", re.I)

@@ -133,7 +133,8 @@ def choose(
             seen.add(key)
     parent_inputs = {_key(list(e.args)) for e in scan.examples}
     shapes = _usual_shapes(parent)
-    fresh, reused = [], []
+    fresh: list[Shown] = []
+    reused: list[Shown] = []
     # The benchmark's own tests first (MBPP+'s generated "plus" inputs hold 10**12 and 28.1128...).
     base = [t for t in parent.tests if t.origin in (None, "base")]
     plus = [t for t in parent.tests if t.origin not in (None, "base")]

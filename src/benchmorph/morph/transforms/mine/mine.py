@@ -325,12 +325,12 @@ def mine(
         kept = {variant.id for variant in best.values()}
         chosen = [variant for variant in chosen if variant.id in kept]
     kept_ids = {variant.id for variant in chosen}
-    for candidate in reviewed:
-        if candidate.provenance["status"] == ACCEPTED and candidate.id not in kept_ids:
-            candidate = decided(
-                candidate, REJECTED, "one-per-problem", "another variant of this problem changes more outputs"
+    for record in reviewed:
+        if record.provenance["status"] == ACCEPTED and record.id not in kept_ids:
+            record = decided(
+                record, REJECTED, "one-per-problem", "another variant of this problem changes more outputs"
             )
-        records.append(candidate)
+        records.append(record)
     order = {problem.id: index for index, problem in enumerate(problems)}
     chosen.sort(key=lambda variant: (order.get(variant.parent_id, 0), variant.id))
     records.sort(key=lambda variant: (order.get(variant.parent_id, 0), variant.id))
