@@ -70,6 +70,9 @@ def test_a_reading_the_words_leave_open_and_the_tests_decide_is_found(engine: En
     assert "Count the vowels (y is not a vowel) of s." in fixed.prompt and keys(engine, fixed) == []
     said = function("count_vowels", "s", "Count the vowels of s ('y' is not one).", COUNT, tests)
     assert keys(engine, said) == []
+    # Listing the vowels settles it too: a list without y says y is not one.
+    for listed in ("Count the vowels (a, e, i, o, u) of s.", "Count the vowels of s: a, e, i, o and u."):
+        assert keys(engine, function("count_vowels", "s", listed, COUNT, tests)) == [], listed
 
 
 def test_a_worked_example_settles_a_reading_both_sides_of_which_are_natural(engine: Engine) -> None:

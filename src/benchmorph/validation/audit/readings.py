@@ -94,7 +94,12 @@ class ReadingWords:
 
 
 _LETTERS = r"\bvowels?\b|\bconsonants?\b"
-_Y = r"(?:^|[\s'\"`(])y(?:$|[\s'\"`),.;:])"
+# The words settle whether y is a vowel when they name y, or list the vowels ("(a, e, i, o, u)",
+# "'aeiou'"): a list without y says y is not one.
+_Y = (
+    r"(?:^|[\s'\"`(])y(?:$|[\s'\"`),.;:])"
+    r"|\ba\W{1,4}e\W{1,4}i\W{1,4}o\W{1,6}(?:and\W+|or\W+)?u\b|\baeiou\b"
+)
 _SUPERLATIVE = (
     r"\b(?:\w{3,}est|max\w*|min\w*|most|least|best|worst|highest|lowest|biggest|largest|smallest)\b"
 )
@@ -410,7 +415,7 @@ def reading_findings(subjects: Sequence[Subject], engine: Any) -> list[AuditFind
     return found
 
 
-@audit_check(CHECK, severities={"ambiguous"}, inherited=True, version=2)
+@audit_check(CHECK, severities={"ambiguous"}, inherited=True, version=3)
 def alternative_readings(subjects: Sequence[Subject], ctx: AuditContext) -> list[AuditFinding]:
     """Readings of the reference the description does not rule out that fail some of its tests."""
     return reading_findings(subjects, ctx.engine)
