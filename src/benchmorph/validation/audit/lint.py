@@ -38,14 +38,24 @@ _PRINT = re.compile(r"\bprint(?:s|ed|ing)?\b", re.IGNORECASE)
 
 @lru_cache(maxsize=1)
 def misspellings() -> dict[str, str]:
-    """codespell's common misspellings: wrong word -> its correction(s), comma-separated."""
+    """codespell's common misspellings: wrong word -> its correction(s), comma-separated.
+
+    codespell is a dependency; without it the lint would find no misspelling and say nothing, an audit
+    weaker than it looks, so its absence is an error naming the fix.
+    """
     from importlib import resources
+
+    from benchmorph.data.errors import InputError
 
     table: dict[str, str] = {}
     try:
         text = (resources.files("codespell_lib") / "data" / "dictionary.txt").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError):
-        return table
+    except (ModuleNotFoundError, FileNotFoundError) as exc:
+        raise InputError(
+            "codespell's dictionary is missing, so the audit cannot look for misspellings: "
+            "pip install 'codespell>=2.2' (a dependency of benchmorph)",
+            path="benchmorph installation",
+        ) from exc
     for line in text.splitlines():
         wrong, _, right = line.partition("->")
         if right:
