@@ -6,7 +6,7 @@ import pytest
 
 from benchmorph.data.registry import load_benchmark
 from benchmorph.validation.distances import description_text
-from benchmorph.validation.overlap import ngram_share, ngrams
+from benchmorph.validation.overlap import longest_run, ngram_share, ngrams
 
 
 def test_share_counts_the_references_runs_kept() -> None:
@@ -39,3 +39,10 @@ def test_on_humaneval_descriptions() -> None:
     assert ngram_share(text, [text]) == 1.0
     other = description_text(problems["HumanEval/15"].prompt, "string_sequence")
     assert ngram_share(other, [text]) == 0.0
+
+
+def test_longest_run_is_the_longest_phrase_of_the_original_kept_whole() -> None:
+    original = "Write a function to find the lateral surface area of a cylinder."
+    assert longest_run("Your code should determine the lateral surface area of a cylinder.", original) == 7
+    assert longest_run("How much label wraps round a can of radius r and height h?", original) == 1
+    assert longest_run("", original) == 0 and longest_run(original, original) == 12

@@ -70,3 +70,23 @@ def matching_ratio(a: str, b: str) -> float:
     if not left and not right:
         return 1.0
     return SequenceMatcher(None, left, right, autojunk=False).ratio()
+
+
+def longest_run(text: str, original: str) -> int:
+    """The longest run of consecutive words of ``original`` that ``text`` keeps word for word.
+
+    A share of long runs (:func:`ngram_share`) says nothing of a one-sentence description, which holds
+    few runs at all; its longest surviving phrase does: "the lateral surface area of a cylinder" kept
+    whole is the original, whatever frame is put round it.
+
+    >>> longest_run("Your code should determine the area of a cylinder.", "Find the area of a cylinder.")
+    5
+    """
+    left, right = words(original), words(text)
+    if not left or not right:
+        return 0
+    return (
+        SequenceMatcher(None, left, right, autojunk=False)
+        .find_longest_match(0, len(left), 0, len(right))
+        .size
+    )
