@@ -6,7 +6,7 @@ import pytest
 
 from benchmorph.data.registry import load_benchmark
 from benchmorph.validation.distances import description_text
-from benchmorph.validation.overlap import longest_run, ngram_share, ngrams
+from benchmorph.validation.overlap import kept_in_order, longest_run, ngram_share, ngrams
 
 
 def test_share_counts_the_references_runs_kept() -> None:
@@ -46,3 +46,13 @@ def test_longest_run_is_the_longest_phrase_of_the_original_kept_whole() -> None:
     assert longest_run("Your code should determine the lateral surface area of a cylinder.", original) == 7
     assert longest_run("How much label wraps round a can of radius r and height h?", original) == 1
     assert longest_run("", original) == 0 and longest_run(original, original) == 12
+
+
+def test_kept_in_order_counts_the_originals_words_one_alignment_keeps() -> None:
+    original = "Write a python function to count the number of positive numbers in a list."
+    frame = {"write", "a", "python", "function", "to"}
+    assert (
+        kept_in_order("The function should count up the positive numbers in a list.", original, frame) == 0.75
+    )
+    assert kept_in_order("How many entries of a list are above zero?", original, frame) <= 0.25
+    assert kept_in_order("anything", "Write a function", frame) is None

@@ -285,3 +285,34 @@ def test_a_one_sentence_description_that_keeps_the_parents_phrase_whole_fails() 
     assert figures["residual_description_run"] == 9
     finding, figures = found["Mbpp/605"]
     assert finding is None and figures["residual_description_run"] <= 2
+
+
+def test_the_parents_sentence_with_synonyms_swapped_in_fails_however_short_its_runs() -> None:
+    """Mbpp/66's retelling changed every third word (no phrase of over 5 words kept, low BLEU) and is the
+    parent's sentence read with other words; Mbpp/293's turned the phrase round."""
+    from benchmorph.data.registry import load_benchmark as load
+    from benchmorph.validation.checks.residual import MAX_DESCRIPTION_KEPT, MAX_DESCRIPTION_RUN
+    from paths import MBPP_PLUS
+
+    mbpp = load("mbpp+", MBPP_PLUS).by_id()
+    cases = {
+        "Mbpp/66": ("place_count", '"""\nThe function should count up the positive numbers in a list.\n\nFor example:\n'
+                    ">>> place_count([10, -2, -9, 40])\n2\n>>> place_count([3, 2, 3, 4, 2, 4, 2])\n7\n\"\"\"\n"),
+        "Mbpp/293": ("compute_otherside_rightangle", '"""\nWork out a right angled triangle\'s third side.\n\n'
+                     "For instance:\ncompute_otherside_rightangle(7, 15) returns 16.552945357\n"
+                     "compute_otherside_rightangle(3, 4) returns 5.0\n\"\"\"\n"),
+    }  # fmt: skip
+    found = {}
+    for task, (entry, prompt) in cases.items():
+        parent = mbpp[task]
+        variant = Variant(
+            **parent.model_dump(exclude={"id", "prompt", "entry_point"}), id=f"{task}/meta-0", prompt=prompt,
+            entry_point=entry, parent_id=task, transform="metamorphic", provenance={"renames": {}},
+        )  # fmt: skip
+        found[task] = _check("residual-description", variant, parent)
+    finding, figures = found["Mbpp/66"]
+    assert figures["residual_description_run"] <= MAX_DESCRIPTION_RUN
+    assert finding is not None and "in their order" in finding.reason
+    assert figures["residual_description_kept"] > MAX_DESCRIPTION_KEPT
+    finding, figures = found["Mbpp/293"]
+    assert finding is None and figures["residual_description_kept"] <= 0.5
