@@ -78,6 +78,7 @@ def figures(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
                 "residual_description_bleu4",
                 "residual_description_difflib",
                 "residual_description_run",
+                "residual_description_kept",
             )
         },
         "siblings_full": {
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         "residual_description_bleu4": residual.MAX_DESCRIPTION_BLEU,
         "residual_description_difflib": residual.MAX_DESCRIPTION_RATIO,
         "residual_description_run": float(residual.MAX_DESCRIPTION_RUN),
+        "residual_description_kept": residual.MAX_DESCRIPTION_KEPT,
     }
     for key, values in found["residual"].items():
         print(f"{key:28s} (gate {limits[key]:.2f}): {_spread(values)}")
