@@ -122,7 +122,8 @@ def test_constraint_dropping_rewrites_seeded_from_accepted_retellings_are_reject
             rejected += int(found is not None)
             assert found is not None, (variant.id, condition)
     print(f"seeded constraint-dropping rewrites: {seeded}, rejected: {rejected}")
-    assert seeded >= 60 and rejected == seeded
+    # Since the description gate (rev24) few HumanEval retellings pass at K=2 (12 seeded here, 98 before).
+    assert seeded >= 10 and rejected == seeded
 
 
 def _drop(content: str, told: str, back: dict[str, str]) -> str | None:
@@ -160,7 +161,7 @@ def test_a_swapped_meaning_word_or_an_added_requirement_is_rejected(
         tried += 1
         finding, _ = _check("meaning-atoms", swapped, parent)
         assert finding is not None, variant.id
-    assert tried >= 10
+    assert tried >= 3  # 4 since the description gate (rev24), 10 or more before
 
 
 def test_a_sibling_with_the_same_description_and_other_examples_is_not_distinct(
@@ -177,7 +178,7 @@ def test_a_sibling_with_the_same_description_and_other_examples_is_not_distinct(
 def test_finalize_runs_the_gates_records_their_figures_and_compares_siblings_in_order(
     accepted: list[tuple[Variant, Problem]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    variant, parent = next((v, p) for v, p in accepted if v.parent_id == "HumanEval/12")
+    variant, parent = next((v, p) for v, p in accepted if v.parent_id == "HumanEval/7")
     twin = variant.model_copy(update={"id": variant.id + "-twin"})
     drafts = [
         Draft(v, parent, outputs="keep", examples="keep", parent_defects="record", retold=True)
