@@ -283,6 +283,7 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
         # A noun the prose never says would name a parameter after a story the text does not tell.
         nouns = {name: noun for name, noun in nouns.items() if name not in unsaid}
         scene = scene if nouns else None
+    assert not isinstance(renamed, str)  # returned inside the loop; mypy loses the narrowing after it
     names = [plan.params.get(name, name) for name in seed.params] if seed.named else None
     examples = new_examples(
         problem, seed.described.scan, index, plan.entry_point, names, seed.offset, frozenset(seed.shown)
