@@ -53,26 +53,43 @@ def figures(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
             got[key].append(float(value))
     full = [seed for seed in seeds if per_seed.get(seed, 0) >= k]
     full_siblings = [
-        r for r in accepted if r["parent_id"] in full and "sibling_bleu4" in (r["provenance"].get("figures") or {})
+        r
+        for r in accepted
+        if r["parent_id"] in full and "sibling_bleu4" in (r["provenance"].get("figures") or {})
     ]
     internal = defaultdict(list)
     for r in accepted:
         if "bleu_internal" in r["provenance"]:
             internal[r["parent_id"]].append(r["provenance"]["bleu_internal"])
-    rejected = Counter(r["provenance"].get("check") for r in rows if r["provenance"].get("status") != "accepted")
+    rejected = Counter(
+        r["provenance"].get("check") for r in rows if r["provenance"].get("status") != "accepted"
+    )
     return {
         "seeds": len(seeds),
         "variants": len(accepted),
         "yields": dict(sorted(yields.items())),
         "full_seeds": len(full),
-        "residual": {key: got.get(key, []) for key in ("residual_bleu4", "residual_runs8", "residual_difflib")},
+        "residual": {
+            key: got.get(key, [])
+            for key in (
+                "residual_bleu4",
+                "residual_runs8",
+                "residual_difflib",
+                "residual_description_bleu4",
+                "residual_description_difflib",
+                "residual_description_run",
+                "residual_description_kept",
+            )
+        },
         "siblings_full": {
             "bleu4": [r["provenance"]["figures"]["sibling_bleu4"] for r in full_siblings],
             "description_bleu4": [
                 r["provenance"]["figures"].get("sibling_description_bleu4", 0.0) for r in full_siblings
             ],
         },
-        "external": [r["provenance"]["bleu_external"] for r in accepted if "bleu_external" in r["provenance"]],
+        "external": [
+            r["provenance"]["bleu_external"] for r in accepted if "bleu_external" in r["provenance"]
+        ],
         "internal": [value for values in internal.values() for value in values],
         "rejected": dict(rejected.most_common()),
         "attempts": Counter(r["provenance"].get("attempts", 1) for r in accepted),
@@ -97,9 +114,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{found['variants']} variants of {found['seeds']} seeds (K={args.k})")
     print("seeds by variants published:", ", ".join(f"{n}: {c}" for n, c in found["yields"].items()))
     print("published variants by attempts needed:", dict(sorted(found["attempts"].items())))
-    limits = {"residual_bleu4": residual.MAX_BLEU, "residual_runs8": residual.MAX_RUNS, "residual_difflib": residual.MAX_RATIO}
+    limits = {
+        "residual_bleu4": residual.MAX_BLEU,
+        "residual_runs8": residual.MAX_RUNS,
+        "residual_difflib": residual.MAX_RATIO,
+        "residual_description_bleu4": residual.MAX_DESCRIPTION_BLEU,
+        "residual_description_difflib": residual.MAX_DESCRIPTION_RATIO,
+        "residual_description_run": float(residual.MAX_DESCRIPTION_RUN),
+        "residual_description_kept": residual.MAX_DESCRIPTION_KEPT,
+    }
     for key, values in found["residual"].items():
-        print(f"{key:18s} (gate {limits[key]:.2f}): {_spread(values)}")
+        print(f"{key:28s} (gate {limits[key]:.2f}): {_spread(values)}")
     print(f"seeds with all {args.k} variants: {found['full_seeds']} (DyPass@{args.k} is measured on these)")
     print(f"  sibling BLEU-4 (gate {siblings.MAX_BLEU:.2f}): {_spread(found['siblings_full']['bleu4'])}")
     print(

@@ -6,7 +6,7 @@ import pytest
 
 from benchmorph.data.registry import load_benchmark
 from benchmorph.validation.distances import description_text
-from benchmorph.validation.overlap import ngram_share, ngrams
+from benchmorph.validation.overlap import kept_in_order, longest_run, ngram_share, ngrams
 
 
 def test_share_counts_the_references_runs_kept() -> None:
@@ -39,3 +39,20 @@ def test_on_humaneval_descriptions() -> None:
     assert ngram_share(text, [text]) == 1.0
     other = description_text(problems["HumanEval/15"].prompt, "string_sequence")
     assert ngram_share(other, [text]) == 0.0
+
+
+def test_longest_run_is_the_longest_phrase_of_the_original_kept_whole() -> None:
+    original = "Write a function to find the lateral surface area of a cylinder."
+    assert longest_run("Your code should determine the lateral surface area of a cylinder.", original) == 7
+    assert longest_run("How much label wraps round a can of radius r and height h?", original) == 1
+    assert longest_run("", original) == 0 and longest_run(original, original) == 12
+
+
+def test_kept_in_order_counts_the_originals_words_one_alignment_keeps() -> None:
+    original = "Write a python function to count the number of positive numbers in a list."
+    frame = {"write", "a", "python", "function", "to"}
+    assert (
+        kept_in_order("The function should count up the positive numbers in a list.", original, frame) == 0.75
+    )
+    assert kept_in_order("How many entries of a list are above zero?", original, frame) <= 0.25
+    assert kept_in_order("anything", "Write a function", frame) is None

@@ -51,6 +51,7 @@ def test_a_retold_draft_offers_the_gates_and_a_plain_one_does_not() -> None:
         "residual-runs",
         "residual-bleu",
         "residual-difflib",
+        "residual-description",
         "constraints-kept",
         "meaning-atoms",
         "sibling-distinct",
@@ -121,7 +122,8 @@ def test_constraint_dropping_rewrites_seeded_from_accepted_retellings_are_reject
             rejected += int(found is not None)
             assert found is not None, (variant.id, condition)
     print(f"seeded constraint-dropping rewrites: {seeded}, rejected: {rejected}")
-    assert seeded >= 60 and rejected == seeded
+    # Since the description gate (rev24) few HumanEval retellings pass at K=2 (12 seeded here, 98 before).
+    assert seeded >= 10 and rejected == seeded
 
 
 def _drop(content: str, told: str, back: dict[str, str]) -> str | None:
@@ -159,7 +161,7 @@ def test_a_swapped_meaning_word_or_an_added_requirement_is_rejected(
         tried += 1
         finding, _ = _check("meaning-atoms", swapped, parent)
         assert finding is not None, variant.id
-    assert tried >= 10
+    assert tried >= 3  # 4 since the description gate (rev24), 10 or more before
 
 
 def test_a_sibling_with_the_same_description_and_other_examples_is_not_distinct(
@@ -176,7 +178,7 @@ def test_a_sibling_with_the_same_description_and_other_examples_is_not_distinct(
 def test_finalize_runs_the_gates_records_their_figures_and_compares_siblings_in_order(
     accepted: list[tuple[Variant, Problem]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    variant, parent = next((v, p) for v, p in accepted if v.parent_id == "HumanEval/12")
+    variant, parent = next((v, p) for v, p in accepted if v.parent_id == "HumanEval/7")
     twin = variant.model_copy(update={"id": variant.id + "-twin"})
     drafts = [
         Draft(v, parent, outputs="keep", examples="keep", parent_defects="record", retold=True)
@@ -196,3 +198,122 @@ def test_finalize_runs_the_gates_records_their_figures_and_compares_siblings_in_
     )
     assert (second.provenance["status"], second.provenance["check"]) == ("rejected", "sibling-distinct")
     assert again.candidates[0].provenance["check"] == "sibling-distinct"  # an earlier call's sibling counts
+
+
+# Two retellings the second strict review read (rev24): HumanEval/33's keeps the parent's sentence with
+# "indicies" -> "positions" and passes the whole-docstring gates on its new examples (BLEU-4 0.30, runs
+# 0.14, difflib 0.52); HumanEval/7's is told anew.
+_SORT_THIRD = '''
+
+def order_third(l: list):
+    """ The input is a list l; the output is a list l' such that l' is identical to l in the
+    positions that are not divisible by three, while its values at the positions
+    divisible by three equal the values of the matching positions of l, but sorted.
+
+    A few cases:
+    For l = [5, 8, -12, 4, 23, 2, 3, 11, 12, -10], the result should be [-10, 8, -12, 3, 23, 2, 4, 11, 12, 5]
+    For l = [5, 3, -5, 2, -3, 3, 9, 0, 123, 1, -10], the result should be [1, 3, -5, 2, -3, 3, 5, 0, 123, 9, -10]
+    """
+'''
+_FILTER = '''from typing import List
+
+
+def keep_by_piece(usernames: List[str], piece: str) -> List[str]:
+    """ Return only those entries of a list of usernames `usernames` that include input
+    `piece`.
+
+    Some inputs and answers:
+    For usernames = [], piece = 'a', the result should be []
+    For usernames = ['xxx', 'asd', 'xxy', 'john doe', 'xxxAAA', 'xxx'], piece = 'xxx', the result should be ['xxx', 'xxxAAA', 'xxx']
+    """
+'''
+
+
+def test_a_description_that_is_the_parents_with_words_swapped_fails_though_new_examples_dilute_it() -> None:
+    humaneval = load_benchmark("humaneval").by_id()
+    cases = [
+        ("HumanEval/33", _SORT_THIRD, "order_third", {}, ["l"]),
+        (
+            "HumanEval/7",
+            _FILTER,
+            "keep_by_piece",
+            {"strings": "usernames", "substring": "piece"},
+            ["username"],
+        ),
+    ]
+    found = {}
+    for task, prompt, entry, renames, terms in cases:
+        parent = humaneval[task]
+        variant = Variant(
+            **parent.model_dump(exclude={"id", "prompt", "entry_point"}), id=f"{task}/meta-0", prompt=prompt,
+            entry_point=entry, parent_id=task, transform="metamorphic",
+            provenance={"renames": renames, "scenario_terms": terms},
+        )  # fmt: skip
+        assert _check("residual-bleu", variant, parent)[0] is None, task  # the whole docstring passes
+        found[task] = _check("residual-description", variant, parent)
+    finding, figures = found["HumanEval/33"]
+    assert finding is not None and finding.check == "residual-description"
+    assert figures["residual_description_bleu4"] > 0.45
+    finding, figures = found["HumanEval/7"]
+    assert finding is None and figures["residual_description_bleu4"] < 0.2
+
+
+def test_a_one_sentence_description_that_keeps_the_parents_phrase_whole_fails() -> None:
+    """Mbpp/420's retelling put a new frame round "the cube sum of first n even natural numbers" (9 of the
+    parent's words whole) and showed new examples, so every whole-docstring figure passed; Mbpp/605's
+    told the same kind of sentence with no phrase of over two words kept."""
+    from benchmorph.data.registry import load_benchmark as load
+    from paths import MBPP_PLUS
+
+    mbpp = load("mbpp+", MBPP_PLUS).by_id()
+    cases = {
+        "Mbpp/420": ("cube_total", '"""\nThe job is to determine the cube sum of first n even natural numbers.\n\n'
+                     'For instance:\ncube_total(92) returns 146410272\ncube_total(68) returns 44029728\n"""\n'),
+        "Mbpp/605": ("prime_value", '"""\nThe function should decide whether the input integer value is prime.\n\n'
+                     "For example:\n>>> prime_value(7)\nTrue\n>>> prime_value(-1010)\nFalse\n\"\"\"\n"),
+    }  # fmt: skip
+    found = {}
+    for task, (entry, prompt) in cases.items():
+        parent = mbpp[task]
+        variant = Variant(
+            **parent.model_dump(exclude={"id", "prompt", "entry_point"}), id=f"{task}/meta-0", prompt=prompt,
+            entry_point=entry, parent_id=task, transform="metamorphic", provenance={"renames": {}},
+        )  # fmt: skip
+        assert _check("residual-bleu", variant, parent)[0] is None, task
+        found[task] = _check("residual-description", variant, parent)
+    finding, figures = found["Mbpp/420"]
+    assert finding is not None and finding.check == "residual-description"
+    assert figures["residual_description_run"] == 9
+    finding, figures = found["Mbpp/605"]
+    assert finding is None and figures["residual_description_run"] <= 2
+
+
+def test_the_parents_sentence_with_synonyms_swapped_in_fails_however_short_its_runs() -> None:
+    """Mbpp/66's retelling changed every third word (no phrase of over 5 words kept, low BLEU) and is the
+    parent's sentence read with other words; Mbpp/293's turned the phrase round."""
+    from benchmorph.data.registry import load_benchmark as load
+    from benchmorph.validation.checks.residual import MAX_DESCRIPTION_KEPT, MAX_DESCRIPTION_RUN
+    from paths import MBPP_PLUS
+
+    mbpp = load("mbpp+", MBPP_PLUS).by_id()
+    cases = {
+        "Mbpp/66": ("place_count", '"""\nThe function should count up the positive numbers in a list.\n\nFor example:\n'
+                    ">>> place_count([10, -2, -9, 40])\n2\n>>> place_count([3, 2, 3, 4, 2, 4, 2])\n7\n\"\"\"\n"),
+        "Mbpp/293": ("compute_otherside_rightangle", '"""\nWork out a right angled triangle\'s third side.\n\n'
+                     "For instance:\ncompute_otherside_rightangle(7, 15) returns 16.552945357\n"
+                     "compute_otherside_rightangle(3, 4) returns 5.0\n\"\"\"\n"),
+    }  # fmt: skip
+    found = {}
+    for task, (entry, prompt) in cases.items():
+        parent = mbpp[task]
+        variant = Variant(
+            **parent.model_dump(exclude={"id", "prompt", "entry_point"}), id=f"{task}/meta-0", prompt=prompt,
+            entry_point=entry, parent_id=task, transform="metamorphic", provenance={"renames": {}},
+        )  # fmt: skip
+        found[task] = _check("residual-description", variant, parent)
+    finding, figures = found["Mbpp/66"]
+    assert figures["residual_description_run"] <= MAX_DESCRIPTION_RUN
+    assert finding is not None and "in their order" in finding.reason
+    assert figures["residual_description_kept"] > MAX_DESCRIPTION_KEPT
+    finding, figures = found["Mbpp/293"]
+    assert finding is None and figures["residual_description_kept"] <= 0.5

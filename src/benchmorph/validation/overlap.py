@@ -70,3 +70,41 @@ def matching_ratio(a: str, b: str) -> float:
     if not left and not right:
         return 1.0
     return SequenceMatcher(None, left, right, autojunk=False).ratio()
+
+
+def longest_run(text: str, original: str) -> int:
+    """The longest run of consecutive words of ``original`` that ``text`` keeps word for word.
+
+    A share of long runs (:func:`ngram_share`) says nothing of a one-sentence description, which holds
+    few runs at all; its longest surviving phrase does: "the lateral surface area of a cylinder" kept
+    whole is the original, whatever frame is put round it.
+
+    >>> longest_run("Your code should determine the area of a cylinder.", "Find the area of a cylinder.")
+    5
+    """
+    left, right = words(original), words(text)
+    if not left or not right:
+        return 0
+    return (
+        SequenceMatcher(None, left, right, autojunk=False)
+        .find_longest_match(0, len(left), 0, len(right))
+        .size
+    )
+
+
+def kept_in_order(text: str, original: str, ignore: Iterable[str] = ()) -> float | None:
+    """Share of ``original``'s words (less ``ignore``) that ``text`` keeps in the same order (one alignment).
+
+    A retelling that swaps a synonym for every third word keeps no long run and a low BLEU, yet it is the
+    original sentence read aloud with other words ("count up the positive numbers in a list" for "count
+    the number of positive numbers in a list": 6 of 8 kept in order).  ``None`` when nothing is left.
+
+    >>> kept_in_order("Count up the positive numbers in a list", "Count the number of positive numbers in a list")
+    0.7777777777777778
+    """
+    skip = {word.lower() for word in ignore}
+    left = [word for word in words(original) if word not in skip]
+    if not left:
+        return None
+    matcher = SequenceMatcher(None, left, words(text), autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) / len(left)

@@ -56,8 +56,9 @@ class MetamorphicTransform(Transform):
     name under ``--rename-entry-point``); it keeps the parent's test inputs,
     and its reference must reproduce every parent output on them
     (``finalize_variants`` with outputs kept), its prompt must parse, its
-    signature keep the parent's arity and its worked examples stay as they
-    were.  Variants are labelled ``metamorphic`` with ids
+    signature keep the parent's arity and its worked examples agree with the
+    reference; a retelling must pass the retelling gates (what is left of the
+    parent's wording, every condition kept, distinct from its siblings).  Variants are labelled ``metamorphic`` with ids
     ``<parent>/meta-<i>``; each records its generator, scenario or template,
     seed, renames, per-seed acceptance and BLEU-4 diversity.
     """

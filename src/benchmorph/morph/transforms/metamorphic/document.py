@@ -100,6 +100,36 @@ def _prose_before_example(line: str, entry_point: str) -> bool:
     return len(re.findall(r"[A-Za-z]{2,}", before)) >= 3
 
 
+_NAMES_EXAMPLES = re.compile(r"(?i)\b(?:examples?|instance|e\.g\.|samples?)\b")
+
+
+def _defining_examples(lines: list[str], skip: set[int]) -> bool:
+    """Whether the lines the scanner read as examples are the base cases of a definition.
+
+    HumanEval/63 states ``fibfib(0) == 0``, ``fibfib(1) == 0``, ``fibfib(2) == 1`` after "defined as
+    follows:" and the recurrence after them: they read as examples, yet they *are* the requirement, and
+    new examples from the tests would drop two of them (a strict review found the retelling lost
+    them).  Such lines follow a sentence ending in a colon that does not announce examples, and prose
+    of the description comes after them.
+    """
+    shown = sorted(n for n in skip if 0 <= n < len(lines))
+    if not shown:
+        return False
+    before = shown[0] - 1
+    while before >= 0 and not lines[before].strip():
+        before -= 1
+    if before < 0:
+        return False
+    lead = lines[before].strip()
+    if not lead.endswith(":") or _EXAMPLE_HEADER.match(lead) or _NAMES_EXAMPLES.search(lead):
+        return False
+    return any(
+        line.strip() and number not in skip and not _EXAMPLE_HEADER.match(line.strip())
+        for number, line in enumerate(lines)
+        if number > shown[0]
+    )
+
+
 def read(prompt: str, entry_point: str) -> Description | str:
     """The description of ``prompt``, or why it cannot be retold."""
     found = anatomy(prompt, entry_point)
@@ -131,6 +161,8 @@ def read(prompt: str, entry_point: str) -> Description | str:
     for number in sorted(skip):
         if 0 <= number < len(lines) and _prose_before_example(lines[number], entry_point):
             return "an example shares its line with prose (taking the example out would cut a sentence)"
+    if _defining_examples(lines, skip):
+        return "examples are part of a definition (base cases introduced by a colon, the description goes on)"
     previous = ""
     for number, raw in enumerate(lines):
         text = raw.strip()

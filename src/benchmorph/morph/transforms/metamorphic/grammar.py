@@ -536,6 +536,7 @@ def _finish(text: str, capitalise: bool = True) -> str:
     text = re.sub(r"\s+([.!?;])$", r"\1", text)  # only at the end: " . or ," mid-sentence may be data
     text = re.sub(r"([.!?])\.$", r"\1", text)
     text = re.sub(r"(?<=\w),\.$", ".", text)
+    text = re.sub(r":\.$", ":", text)  # a template's full stop after a slot that ends "as follows:"
     if text and text[-1] not in ".!?:;" and not re.search(r"\s[^\w\s]$", text):  # "be . or ," ends in data
         text += "."
     return _cap(text) if capitalise else text

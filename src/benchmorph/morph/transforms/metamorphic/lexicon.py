@@ -169,14 +169,11 @@ PHRASES: tuple[Entry, ...] = _entries(
         "count the number of": ("count up the", "tally up the"),
         "is equal to": ("equals",),
         "are equal to": ("equal",),
-        "a given": ("a supplied", "a provided", "an input"),
+        "a given": ("a supplied", "a provided"),  # not "an input": "a cube of an input size"
         "the given": ("the supplied", "the provided", "the input"),
         "given": ("supplied", "provided", "input"),
         "whether or not": ("whether",),
-        "index": ("position",),
-        "indices": ("positions",),
-        "indicies": ("positions",),
-        "indexes": ("positions",),
+        "indicies": ("indices",),
         "separated by": ("delimited by", "split by"),
         "delimited by": ("separated by",),
         "similar to": ("like", "akin to"),
@@ -274,7 +271,12 @@ KEEP: frozenset[str] = frozenset(
 )  # fmt: skip
 # Phrases never replaced at the start of a sentence, where they open a structure the grammar reads
 # ("Given a list, ...").
-NOT_AT_START: frozenset[str] = frozenset({"given", "return", "returns", "find", "check if", "check whether"})
+NOT_AT_START: frozenset[str] = frozenset(
+    {"given", "return", "returns", "find", "check if", "check whether"}
+    | {
+        entry.phrase for entry in PHRASES if entry.phrase.startswith("given ")
+    }  # "Given list of numbers, apply"
+)
 
 # Third-person singular -> base form of the verbs a task is stated with, for "a function that returns X"
 # <-> "return X".
@@ -338,9 +340,32 @@ NOT_FOLLOW: dict[str, re.Pattern[str]] = {
     "return": _PRONOUN,
     "returns": _PRONOUN,
     "returned": _PRONOUN,
-    "given": re.compile(r"\s+(?:that|by|as|to|in|an?\b|the\b|two|three|\d)", re.I),
+    # "a square given its side length": "given" as a preposition ("input its side length" is not English)
+    "given": re.compile(
+        r"\s+(?:that|by|as|to|in|an?\b|the\b|two|three|\d|its\b|their\b|his\b|her\b|this\b|these\b|those\b"
+        r"|each\b|every\b|all\b|some\b|any\b|no\b)",
+        re.I,
+    ),
 }
 _MARK, _UNMARK = "\x01", "\x02"
+_BE = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+$", re.I)
+_DETERMINER = re.compile(
+    r"\b(?:a|an|the|any|each|every|this|that|its|their|your|his|her|our|some|no)\s+$", re.I
+)
+
+
+def _wants_article(key: str, text: str, start: int, end: int) -> bool:
+    """Whether a bare "given" before a noun ("contain given substring") needs "the" once retold.
+
+    "given" reads as an adjective; "supplied" or "provided" after a verb reads as the verb's participle
+    ("members that have supplied `fragment`").  Not at the start, not after a determiner, and for the bare
+    word only before a word and not after a form of "be" ("n is given").
+    """
+    if not key.startswith("given") or start == 0:
+        return False
+    if _DETERMINER.search(text, 0, start) or _BE.search(text, 0, start):
+        return False
+    return key != "given" or re.match(r"\s+[\w§`]", text[end:]) is not None
 
 
 def paraphrase(
@@ -372,7 +397,12 @@ def paraphrase(
         ):
             return found
         changed += 1
-        return _MARK + _match_case(found, pick(entry.alternatives, choice, key + salt)) + _UNMARK
+        told = pick(entry.alternatives, choice, key + salt)
+        if _wants_article(key, text, match.start(), match.end()):
+            # "contain given substring" -> "have the supplied substring": a bare "supplied" after a verb
+            # reads as one ("that have supplied `fragment`").
+            told = "the " + told
+        return _MARK + _match_case(found, told) + _UNMARK
 
     out = _pattern().sub(one, text)
     out = re.sub(
@@ -404,3 +434,36 @@ def _verbs(phrase: str, table: dict[str, str]) -> str:
         return lead + (_match_case(verb, new) if new else verb)
 
     return re.sub(r"(^|(?:,\s*and\s+|,\s*then\s+|,\s*|\band\s+|\bor\s+|\bthen\s+))([A-Za-z-]+)", swap, phrase)
+
+
+_SPELLED = re.compile(r"(?<![\w'`§-])[a-z]{4,}(?![\w'`§-])")
+# The parent's slip "return True is the list ..." (HumanEval/57, /95): "is" where "if" is meant.
+_IS_FOR_IF = re.compile(
+    r"\b((?:[Rr]eturns?|[Oo]utput|[Gg]ive back)\s+(?:True|False|true|false))\s+is\s+(?=the\b|list\b|a\b|an\b)"
+)
+
+
+def correct_spelling(text: str, keep: frozenset[str] = frozenset()) -> tuple[str, int]:
+    """``text`` with the parent's misspellings corrected, and how many were.
+
+    A misspelling is the most recognisable word a parent has ("indicies", "sequnece"): a retelling that
+    keeps it is known by it, and it reads badly.  Only words codespell's dictionary lists with a single
+    correction are changed (the audit's text lint reads the same table), never a name in ``keep``.
+    """
+    from benchmorph.validation.audit.lint import misspellings
+
+    table = misspellings()
+    changed = 0
+
+    def one(match: re.Match[str]) -> str:
+        nonlocal changed
+        word = match.group(0)
+        right = table.get(word)
+        if word in keep or right is None or "," in right:
+            return word
+        changed += 1
+        return right
+
+    text = _SPELLED.sub(one, text)
+    text, slips = _IS_FOR_IF.subn(r"\1 if ", text)
+    return text, changed + slips

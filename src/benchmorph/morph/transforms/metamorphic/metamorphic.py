@@ -9,9 +9,10 @@ same: ``Draft(outputs="keep")``), and changes only the text a model reads.
 Two generators propose the rewrites:
 
 - ``--generator rules`` (default, offline, deterministic by ``--seed``):
-  ``benchmorph.morph.transforms.metamorphic.rules`` renames parameters (and, with
-  ``--rename-entry-point``, the function), wraps the description in a scenario
-  sentence and rephrases its fixed opening;
+  ``benchmorph.morph.transforms.metamorphic.rules`` retells the whole problem:
+  descriptive names for the function and its parameters, the scenario's nouns
+  woven into the prose, sentences told in other structures and words, new
+  worked examples from the tests;
 - ``--generator SPEC``: the LLM agents of ``benchmorph.morph.transforms.metamorphic.agents``
   (scenario pool, contexts, rewriter, judge), imported only on this branch.
 

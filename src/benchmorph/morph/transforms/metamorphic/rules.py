@@ -43,7 +43,7 @@ from benchmorph.data.prompt import parse_prompt_stub
 from benchmorph.morph.transforms.metamorphic import document
 from benchmorph.morph.transforms.metamorphic.document import Block, Description
 from benchmorph.morph.transforms.metamorphic.grammar import mask, retell
-from benchmorph.morph.transforms.metamorphic.lexicon import pick
+from benchmorph.morph.transforms.metamorphic.lexicon import correct_spelling, pick
 from benchmorph.morph.transforms.metamorphic.names import Plan, plan_names
 from benchmorph.morph.transforms.metamorphic.renaming import identifiers, parse_module, rename_text
 from benchmorph.morph.transforms.metamorphic.retelling import new_examples, reference_for, rename_all, splice
@@ -212,7 +212,7 @@ def prepare_seed(problem: Problem, seed: int = 0) -> Seed | str:
 
 def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[list[Block], dict[str, int]]:
     """Every block of the description retold; counts of sentences by what happened to them."""
-    counts = {"restructured": 0, "reworded": 0, "kept": 0, "verbatim": 0}
+    counts = {"restructured": 0, "reworded": 0, "kept": 0, "verbatim": 0, "spelling": 0}
     code_renames = {**plan.params, seed.problem.entry_point: plan.entry_point}
     salt = seed.problem.id
     new_names = [f"`{plan.params[p]}`" if p in plan.params else p for p in seed.params]
@@ -236,6 +236,8 @@ def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[
         for sentence in block.sentences:
             masked = mask(sentence, weaver.protect, renamed_span)
             masked.entry = plan.entry_point
+            masked.text, spelled = correct_spelling(masked.text, frozenset(seed.taken))
+            counts["spelling"] += spelled
             told = retell(masked, index, salt, new_names, position)
             position += 1
             counts[told.status] += 1
@@ -282,6 +284,7 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
         # A noun the prose never says would name a parameter after a story the text does not tell.
         nouns = {name: noun for name, noun in nouns.items() if name not in unsaid}
         scene = scene if nouns else None
+    assert not isinstance(renamed, str)  # returned inside the loop; mypy loses the narrowing after it
     names = [plan.params.get(name, name) for name in seed.params] if seed.named else None
     examples = new_examples(
         problem, seed.described.scan, index, plan.entry_point, names, seed.offset, frozenset(seed.shown)
