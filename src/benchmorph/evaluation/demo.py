@@ -1,32 +1,48 @@
-"""The offline tour behind ``benchmorph demo``, as a library generator.
+"""The offline tour behind ``benchmorph demo``, as a library generator: the sandbox, then a small study.
 
-It yields one result per step as soon as the step is done, so a caller (the CLI) can show each table
-while the next step runs: the sandbox on HumanEval's references and on deliberately broken solutions,
-counterfactual variants mined without an LLM, and models run on originals and their variants.  Writing
-the report over the runs is the report layer's ``write_report``, one layer up.
+It yields one result per step as soon as the step is done, so a caller (the CLI) can show each while
+the next runs:
+
+1. ``SandboxTour``: HumanEval's 164 references and about 320 deliberately broken solutions (mutants
+   of the references) through the sandbox.  A study trusts the sandbox's verdicts; this step shows
+   them on the whole benchmark in seconds (every reference passes, the broken ones fail), and it
+   measures every reference once into the reference cache, which the study then reads.
+2. ``StudyResult``: ``run_study`` on a slice of HumanEval (``demo_config``): the embedded model and
+   the calibration baselines on the originals and on every family that builds offline, with the
+   report's findings panel first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmorph.core.notices import Notify
 from benchmorph.core.progress import ProgressFactory, no_progress
-from benchmorph.data.formats.native import write_native
-from benchmorph.data.models import Problem, Sample, Variant
+from benchmorph.data.models import Problem, Sample
 from benchmorph.data.registry import load_benchmark
 from benchmorph.evaluation.evaluate import evaluate_samples, write_evaluation
-from benchmorph.evaluation.runs import prepare_problems, run_benchmark
+from benchmorph.evaluation.runs import prepare_problems
+from benchmorph.evaluation.study.config import StudyConfig
+from benchmorph.evaluation.study.study import StudyResult, run_study
 from benchmorph.evaluation.summary import RunSummary
 from benchmorph.execution.engine import Engine
-from benchmorph.models import GenerationParams
-from benchmorph.morph.transforms.mine.mine import mine
 from benchmorph.testgen.mutants import mutants
 
-DEMO_MODELS = ("reference", "original", "local")
+# The slice: eleven HumanEval problems on which every offline family has variants, so that every
+# finding rests on at least five problems (the study's ``min_problems``) and prints a number: 8 mined
+# counterfactuals, 10 metamorphic rewrites of 7 seeds, 6 combined problems (13+15, 16+15, 94+106,
+# 104+35, 121+106, ...) and 6 tool_use ones.  The first N problems would not do: the miner finds a
+# counterfactual for 17 of HumanEval's 164 problems, one of them among the first 20.  Chosen from the
+# studies of the first 20 problems and of the 17 with a mined counterfactual (docs/study.md: the demo).
+DEMO_TASKS = tuple(f"HumanEval/{number}" for number in (13, 15, 16, 35, 66, 94, 98, 102, 104, 106, 121))
+DEMO_VARIANTS = 2  # metamorphic rewrites per problem: K of DyPass@K
+# Most of the embedded model's answers run to the token limit (a base model rambles on in comments), so
+# the limit sets the model's time: about 41 answers x 96 tokens, less than the old demo's 20 x 256.
+DEMO_MAX_TOKENS = 96
+DEMO_MODEL = "local"  # the embedded Gemma 3 270M base, on every core (the sandbox waits while it answers)
 
 
 @dataclass
@@ -39,42 +55,36 @@ class SandboxTour:
     memory_limit: dict[str, Any]
 
 
-@dataclass
-class MinedVariants:
-    """Step 2: counterfactuals mined from HumanEval (written to ``path``); ``chosen`` go to the models."""
-
-    path: Path
-    variants: list[Variant]
-    chosen: list[Variant]
+DemoStep = SandboxTour | StudyResult
 
 
-@dataclass
-class PairedRuns:
-    """Step 3: each model on the chosen originals and on their variants, one run directory each."""
+def demo_config(out: str | Path, *, local: bool = True, **overrides: Any) -> StudyConfig:
+    """The demo's study: the slice, the embedded model (``local=False``: the baselines alone) and the
+    reference, original and memorizer baselines, every offline family.  ``overrides`` are any other
+    ``StudyConfig`` keys (``variants``, ``max_tokens``, ``tasks``, ...)."""
+    values: dict[str, Any] = {
+        "benchmark": "humaneval",
+        # Without the model the reference baseline is the studied model: a study needs one, and a
+        # baseline named as the model runs once.
+        "model": [DEMO_MODEL] if local else ["reference"],
+        "tasks": ",".join(DEMO_TASKS),
+        "variants": DEMO_VARIANTS,
+        "max_tokens": DEMO_MAX_TOKENS,
+        "out": Path(out),
+    }
+    return StudyConfig.model_validate({**values, **overrides})
 
-    summaries: dict[str, RunSummary]
-    run_dirs: list[Path]
 
-
-DemoStep = SandboxTour | MinedVariants | PairedRuns
-
-
-def demo_steps(
-    out: str | Path,
+def sandbox_tour(
+    out: Path,
     engine: Engine,
     *,
     broken_per_problem: int = 2,
-    pairs: int = 10,
-    models: Sequence[str] = DEMO_MODELS,
     progress: ProgressFactory = no_progress,
     notify: Notify | None = None,
-) -> Iterator[DemoStep]:
-    """Run the tour into ``out``, yielding ``SandboxTour``, ``MinedVariants`` and ``PairedRuns`` in turn.
-
-    ``pairs`` is how many mined pairs each model attempts (0: all).  Later runs reuse the LLM cache,
-    the reference cache and each run's checkpoint.
-    """
-    out = Path(out)
+) -> SandboxTour:
+    """HumanEval's references and ``broken_per_problem`` mutants of each, judged into ``out/reference``
+    and ``out/broken`` (run directories: results.jsonl and summary.json)."""
     bench = load_benchmark("humaneval")
     problems = prepare_problems(engine, bench.name, bench.problems, progress=progress, notify=notify)
     references = [Sample(task_id=p.id, code=p.reference, model="reference") for p in problems.values()]
@@ -93,34 +103,26 @@ def demo_steps(
             evaluation = evaluate_samples(bench.name, problems, samples, engine, advance)
         isolation = evaluation.isolation
         summaries[label] = write_evaluation(out / folder, evaluation)
-    yield SandboxTour(problems, summaries, isolation, dict(engine.resource_limits))
+    return SandboxTour(problems, summaries, isolation, dict(engine.resource_limits))
 
-    with progress("mine counterfactuals", len(bench.problems)) as advance:
-        mined = mine(bench.problems, engine, progress=advance).variants
-    variants_file = out / "humaneval-ctf.jsonl"
-    write_native(variants_file, mined)
-    chosen = mined[:pairs] if pairs else mined
-    yield MinedVariants(variants_file, mined, chosen)
 
-    parents = [problems[variant.parent_id] for variant in chosen]
-    variant_bench = load_benchmark(str(variants_file))
-    run_dirs = []
-    pair_summaries = {}
-    for model in models:
-        for folder, source_bench, subset in (
-            (f"runs/humaneval-{model}", bench, parents),
-            (f"runs/ctf-{model}", variant_bench, chosen),
-        ):
-            result = run_benchmark(
-                source_bench,
-                model,
-                out / folder,
-                engine,
-                problems=subset,
-                params=GenerationParams(max_tokens=256),
-                progress=progress,
-                notify=notify,
-            )
-            pair_summaries[f"{model} on {source_bench.name}"] = result.summary
-            run_dirs.append(out / folder)
-    yield PairedRuns(pair_summaries, run_dirs)
+def demo_steps(
+    out: str | Path,
+    engine: Engine,
+    *,
+    broken_per_problem: int = 2,
+    local: bool = True,
+    study: dict[str, Any] | None = None,
+    progress: ProgressFactory = no_progress,
+    notify: Notify | None = None,
+) -> Iterator[DemoStep]:
+    """The tour into ``out``: yields the ``SandboxTour``, then the study's ``StudyResult`` (the study's
+    directory is ``out`` itself: ``out/report.html``, ``out/study.json``, ...).
+
+    ``study`` overrides the demo's study configuration (``demo_config``'s keys).  A second demo reuses
+    the reference cache, the variant sets, the LLM cache and every run's checkpoint.
+    """
+    out = Path(out)
+    yield sandbox_tour(out, engine, broken_per_problem=broken_per_problem, progress=progress, notify=notify)
+    config = demo_config(out, local=local, **(study or {}))
+    yield run_study(config, engine=engine, progress=progress, notify=notify)
