@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """Time and memory of the README's offline demo study, cold (fresh cache) and warm (the same study again).
 
-The demo's study (``benchmorph.evaluation.demo.demo_config``) is ``benchmorph study humaneval --model
-local --tasks DEMO_TASKS --variants 2 --max-tokens 96``: the embedded model and the three baselines on
-a slice of HumanEval, every family that builds offline.  ``--demo`` times ``benchmorph demo`` itself
+The demo's study (``benchmorph.evaluation.study.demo.demo_config``) is ``benchmorph study humaneval
+--model local --tasks DEMO_TASKS --variants 2 --max-tokens 96``: the embedded model and the three
+baselines on a slice of HumanEval, every family that builds offline.  ``--demo`` times ``benchmorph demo`` itself
 (the sandbox tour, then that study).  Each run is a fresh process with its own ``$BENCHMORPH_CACHE``
 (a temporary directory, so "cold" means cold: no variant set, answer, reference time or verdict from
 earlier work); its peak memory is the child's maximum resident set size (``wait4``).  The cold run's
@@ -66,7 +66,7 @@ def stages(log: Path, began: datetime) -> dict[str, float]:
 
 
 def main() -> None:
-    from benchmorph.evaluation.demo import DEMO_MAX_TOKENS, DEMO_MODEL, DEMO_TASKS, DEMO_VARIANTS
+    from benchmorph.evaluation.study.demo import DEMO_MAX_TOKENS, DEMO_MODEL, DEMO_TASKS, DEMO_VARIANTS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--demo", action="store_true", help="Time `benchmorph demo` (tour + study).")

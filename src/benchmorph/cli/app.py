@@ -155,7 +155,7 @@ def demo(
 ) -> None:
     """Offline tour: the sandbox on HumanEval, then a small study (the embedded model and the baselines on
     every offline family) with its report."""
-    from benchmorph.evaluation.demo import SandboxTour, demo_steps
+    from benchmorph.evaluation.study.demo import SandboxTour, demo_steps
 
     with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine:
         steps = demo_steps(
