@@ -34,7 +34,7 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-DEMO_LABELS = ["local", "reference", "original", "memorizer?originals=humaneval"]
+DEMO_LABELS = ["local?threads=1", "reference", "original", "memorizer?originals=humaneval"]
 
 
 @pytest.mark.llm
@@ -55,7 +55,7 @@ def test_demo_sandbox_tour_then_a_study_of_every_offline_family(demo_run: DemoRu
     }
     assert all(s["variants"] >= 5 for s in study["sets"]), study["sets"]
     assert study["benchmark"]["problems"] == 11
-    assert study["models"] == ["local"] and list(study["baselines"]) == DEMO_LABELS[1:]
+    assert study["models"] == DEMO_LABELS[:1] and list(study["baselines"]) == DEMO_LABELS[1:]
     runs = {(run["set"], run["model"]): run for run in study["runs"]}
     assert set(runs) == {(s, m) for s in ("originals", "mine", "metamorphic", "evolve") for m in DEMO_LABELS}
     # The baselines behave: the reference solves everything, `original` none of the changed problems.
@@ -100,7 +100,9 @@ def test_demo_without_the_model_studies_the_baselines_alone(tmp_path: Path) -> N
     }
     verdicts = {row["model"]: row["flagged"] for row in study["findings"]["contamination"]}
     assert verdicts == {"reference": False, "original": False, "memorizer?originals=humaneval": True}
-    assert "Findings per model" in result.stdout and "local" not in {run["model"] for run in study["runs"]}
+    assert "Findings per model" in result.stdout and DEMO_LABELS[0] not in {
+        run["model"] for run in study["runs"]
+    }
     assert "0 LLM answers paid" in result.stdout
 
 

@@ -32,7 +32,7 @@ CHARTS = {
 def test_demo_report_renders_charts_tables_and_drilldown_offline(demo_run: DemoRun) -> None:
     report = json.loads((demo_run.out / "report.json").read_text())
     families = report["families"]
-    models = {"local", "reference", "original", "memorizer?originals=humaneval"}
+    models = {"local?threads=1", "reference", "original", "memorizer?originals=humaneval"}
     assert {row["model"] for row in families} == models
     assert {row["family"] for row in families} == {"ctf", "metamorphic", "evolve/combine", "evolve/tool_use"}
     with open_page(demo_run.out / "report.html") as visit:
@@ -85,7 +85,9 @@ def test_demo_report_renders_charts_tables_and_drilldown_offline(demo_run: DemoR
         failure = page.locator("#detail-attempts .attempt[data-model='original'] .failure").inner_text()
         assert "expected" in failure and "got" in failure
         # The embedded model answers by completion: its raw answer is there to compare with the code run.
-        assert page.locator("#detail-attempts .attempt[data-model='local'] details.raw").count() == 2
+        assert (
+            page.locator("#detail-attempts .attempt[data-model='local?threads=1'] details.raw").count() == 2
+        )
         shot = keep_screenshot(page, "report-demo.png", demo_run.out)
         assert shot.stat().st_size > 20_000 and visit.external_requests() == []
 

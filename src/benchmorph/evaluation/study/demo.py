@@ -42,7 +42,12 @@ DEMO_VARIANTS = 2  # metamorphic rewrites per problem: K of DyPass@K
 # Most of the embedded model's answers run to the token limit (a base model rambles on in comments), so
 # the limit sets the model's time: about 41 answers x 96 tokens, less than the old demo's 20 x 256.
 DEMO_MAX_TOKENS = 96
-DEMO_MODEL = "local"  # the embedded Gemma 3 270M base, on every core (the sandbox waits while it answers)
+# The embedded Gemma 3 270M base on one thread.  Measured side by side (2 answers of 32 tokens, on the
+# 2-core machine shared with other work, load 10-36): 42 s and 29 s with one thread, 184 s and 272 s with
+# llama.cpp's default of every core, whose threads wait for each other on every token when anything else
+# wants the CPU.  On a quiet machine two threads would answer faster; one thread loses less there than
+# two lose on a busy one.
+DEMO_MODEL = "local?threads=1"
 
 
 @dataclass
