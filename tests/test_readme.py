@@ -87,7 +87,7 @@ def test_readme_run_without_the_cli(tmp_path: Path) -> None:
     result = run_example("run_benchmark(", tmp_path)
     assert result.returncode == 0, result.stderr
     first, notices = result.stdout.strip().splitlines()[-2:]
-    assert first == "1.0 2 runs/reference"
+    assert first == "1.0 2 1.0 runs/reference"  # pass_at_1, n_samples, ["pass@1"] (the same value), out_dir
     assert "generation: 0 new answers, 0 from the cache, 0 failed" in notices
     for name in ("samples.jsonl", "results.jsonl", "summary.json", "manifest.json"):
         assert (tmp_path / "runs" / "reference" / name).exists(), name
