@@ -163,6 +163,8 @@ def demo(
             engine,
             broken_per_problem=broken_per_problem,
             local=local,
+            # The engine is made here; the study's configuration records the same choices (study.json).
+            study={"workers": workers, "sandbox": sandbox, "memory_mb": memory_mb},
             progress=progress,
             notify=show_notice,
         )
