@@ -2,7 +2,7 @@
 """Time and memory of the README's offline demo study, cold (fresh cache) and warm (the same study again).
 
 The demo's study (``benchmorph.evaluation.study.demo.demo_config``) is ``benchmorph study humaneval
---model 'local?threads=1' --tasks DEMO_TASKS --variants 2 --max-tokens 96``: the embedded model and the three
+--model 'local?threads=1' --tasks DEMO_TASKS --variants 2 --max-tokens 64``: the embedded model and the three
 baselines on a slice of HumanEval, every family that builds offline.  ``--demo`` times ``benchmorph demo`` itself
 (the sandbox tour, then that study).  Each run is a fresh process with its own ``$BENCHMORPH_CACHE``
 (a temporary directory, so "cold" means cold: no variant set, answer, reference time or verdict from

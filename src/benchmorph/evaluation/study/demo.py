@@ -40,8 +40,9 @@ from benchmorph.testgen.mutants import mutants
 DEMO_TASKS = tuple(f"HumanEval/{number}" for number in (13, 15, 16, 35, 66, 94, 98, 102, 104, 106, 121))
 DEMO_VARIANTS = 2  # metamorphic rewrites per problem: K of DyPass@K
 # Most of the embedded model's answers run to the token limit (a base model rambles on in comments), so
-# the limit sets the model's time: about 41 answers x 96 tokens, less than the old demo's 20 x 256.
-DEMO_MAX_TOKENS = 96
+# the limit sets the model's time: at 96 tokens its 41 answers were 167 s of a 199 s cold demo (load
+# 1 to 5, bench/study.py --demo); 64 tokens brings the demo back near its old two minutes.
+DEMO_MAX_TOKENS = 64
 # The embedded Gemma 3 270M base on one thread.  Measured side by side (2 answers of 32 tokens, on the
 # 2-core machine shared with other work, load 10-36): 42 s and 29 s with one thread, 184 s and 272 s with
 # llama.cpp's default of every core, whose threads wait for each other on every token when anything else
