@@ -1,4 +1,4 @@
-"""The README's Python example must keep working as written."""
+"""The README's and the docs pages' Python examples must keep working as written."""
 
 from __future__ import annotations
 
@@ -12,15 +12,21 @@ from pathlib import Path
 from paths import ROOT
 
 README = ROOT / "README.md"
+# The README is short; the reference material it links to is docs/*.md, one page per command group.
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def python_example(marker: str) -> str:
-    """The README's one ```python block that contains ``marker``: blocks are found by what they show,
-    so adding an example elsewhere in the README does not shift which block a test runs."""
+    """The one ```python block of the README and the docs pages that contains ``marker``: blocks are
+    found by what they show, so adding an example elsewhere, or moving one to another page, does not
+    shift which block a test runs."""
     blocks = [
-        block for block in re.findall(r"```python\n(.*?)```", README.read_text(), re.S) if marker in block
+        block
+        for page in PAGES
+        for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+        if marker in block
     ]
-    assert len(blocks) == 1, f"{len(blocks)} README python blocks contain {marker!r}"
+    assert len(blocks) == 1, f"{len(blocks)} python blocks of README.md and docs/*.md contain {marker!r}"
     return blocks[0]
 
 
@@ -81,7 +87,7 @@ def test_readme_run_without_the_cli(tmp_path: Path) -> None:
     result = run_example("run_benchmark(", tmp_path)
     assert result.returncode == 0, result.stderr
     first, notices = result.stdout.strip().splitlines()[-2:]
-    assert first == "1.0 2 runs/reference"
+    assert first == "1.0 2 1.0 runs/reference"  # pass_at_1, n_samples, ["pass@1"] (the same value), out_dir
     assert "generation: 0 new answers, 0 from the cache, 0 failed" in notices
     for name in ("samples.jsonl", "results.jsonl", "summary.json", "manifest.json"):
         assert (tmp_path / "runs" / "reference" / name).exists(), name
@@ -101,3 +107,30 @@ def test_readme_audit_example_runs(tmp_path: Path) -> None:
     assert "add '(y is not a vowel)' after 'vowels'" in result.stdout
     assert "HumanEval/149 wrong preconditions" in result.stdout
     assert (tmp_path / "errata" / "errata.md").exists()
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a page's headings (lower case, punctuation dropped, spaces as hyphens)."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    headings = re.findall(r"^#+ (.+)$", text, re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+
+
+def test_links_of_the_readme_and_the_docs_pages_resolve() -> None:
+    """The README is a page of links into docs/: each relative link names a file that exists, and an
+    anchor a heading of that page (the text moved out of the README keeps its links working)."""
+    broken = []
+    for page in PAGES:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such file)")
+            elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
+    linked_pages = set(re.findall(r"\]\(docs/([\w-]+\.md)\)", README.read_text(encoding="utf-8")))
+    assert {page.name for page in PAGES[1:]} - {"review.md"} <= linked_pages

@@ -34,25 +34,76 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+DEMO_LABELS = ["local?threads=1", "reference", "original", "memorizer?originals=humaneval"]
+
+
 @pytest.mark.llm
-def test_demo_sandbox_tour_counterfactual_runs_and_report(demo_run: DemoRun) -> None:
+def test_demo_sandbox_tour_then_a_study_of_every_offline_family(demo_run: DemoRun) -> None:
     out, stdout = demo_run.out, demo_run.result.stdout
     reference = json.loads((out / "reference" / "summary.json").read_text())
     broken = json.loads((out / "broken" / "summary.json").read_text())
     assert reference["n_problems"] == 164 and reference["pass@1"] == 1.0
     assert broken["n_samples"] >= 300 and broken["pass@1"] < 0.2
-    mined = (out / "humaneval-ctf.jsonl").read_text().splitlines()
-    assert len(mined) >= 15  # the miner's HumanEval yield floor (issue 11), as in test_mine
-    summaries = {run.name: json.loads((run / "summary.json").read_text()) for run in (out / "runs").iterdir()}
-    assert set(summaries) == {
-        f"{side}-{model}" for side in ("humaneval", "ctf") for model in ("reference", "original", "local")
+    study = json.loads((out / "study.json").read_text())
+    # Every family that builds offline is built (from the registry: ctf needs an LLM and says so).
+    families = {family["transform"]: family for family in study["families"]}
+    assert families["ctf"]["off"] == "needs --generator SPEC"
+    assert {s["name"]: s["uses_llm"] for s in study["sets"]} == {
+        "mine": False,
+        "metamorphic": False,
+        "evolve": False,
     }
-    assert all(summary["n_samples"] == 10 for summary in summaries.values())
-    assert summaries["ctf-reference"]["pass@1"] == 1.0 and summaries["ctf-original"]["pass@1"] == 0.0
-    assert summaries["humaneval-original"]["pass@1"] == 1.0
-    # The demo ends by writing the report and saying where it is.
+    assert all(s["variants"] >= 5 for s in study["sets"]), study["sets"]
+    assert study["benchmark"]["problems"] == 11
+    assert study["models"] == DEMO_LABELS[:1] and list(study["baselines"]) == DEMO_LABELS[1:]
+    runs = {(run["set"], run["model"]): run for run in study["runs"]}
+    assert set(runs) == {(s, m) for s in ("originals", "mine", "metamorphic", "evolve") for m in DEMO_LABELS}
+    # The baselines behave: the reference solves everything, `original` none of the changed problems.
+    for set_name in ("originals", "mine", "metamorphic", "evolve"):
+        assert runs[(set_name, "reference")]["pass@1"] == 1.0, set_name
+    assert runs[("mine", "original")]["pass@1"] == 0.0 and runs[("metamorphic", "original")]["pass@1"] == 1.0
+    findings = study["findings"]
+    evolved = {(row["model"], row["type"]): row for row in findings["evolution"]}
+    for kind in ("combine", "tool_use"):
+        assert evolved[("original", kind)]["pass_variant"]["value"] == 0.0, kind
+        assert evolved[("reference", kind)]["drop"]["value"] == 0.0, kind
+    verdicts = {row["model"]: row for row in findings["contamination"]}
+    assert verdicts["memorizer?originals=humaneval"]["flagged"] is True
+    assert verdicts["memorizer?originals=humaneval"]["verdict"] == "contaminated"
+    assert verdicts["reference"]["flagged"] is False and verdicts["original"]["flagged"] is False
+    # The slice is chosen so that every finding of every model prints a number, not "too few problems".
+    for row in findings["sensitivity"] + findings["evolution"]:
+        assert row["drop"]["value"] is not None and row["drop"]["n"] >= 5, row
+    for row in findings["contamination"]:
+        assert row["gap"]["value"] is not None and row["gap"]["n"] >= 5, row
+    assert {row["model"] for row in findings["sensitivity"]} == set(DEMO_LABELS)
+    # The CLI shows the tour, then the findings, and ends with the report's path.
+    assert "HumanEval through the sandbox" in stdout and "bwrap" in stdout
+    assert stdout.index("HumanEval through the sandbox") < stdout.index("Findings per model")
+    assert "CONTAMINATED" in stdout and "[bold]" not in stdout
     assert (out / "report.html").stat().st_size > 10_000 and (out / "report.json").exists()
-    assert f"report: {(out / 'report.html').resolve()}" in stdout
+    assert stdout.rstrip().endswith(f"report: {(out / 'report.html').resolve()}")
+
+
+@pytest.mark.slow
+def test_demo_without_the_model_studies_the_baselines_alone(tmp_path: Path) -> None:
+    result = run_cli(
+        "demo", "--no-local", "--out", str(tmp_path / "demo"), cache=tmp_path / "cache", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    study = json.loads((tmp_path / "demo" / "study.json").read_text())
+    # reference stands in for the model (a study needs one) and so runs once, not again as a baseline.
+    assert study["models"] == ["reference"] and list(study["baselines"]) == DEMO_LABELS[2:]
+    labels = DEMO_LABELS[1:]
+    assert {(run["set"], run["model"]) for run in study["runs"]} == {
+        (s, m) for s in ("originals", "mine", "metamorphic", "evolve") for m in labels
+    }
+    verdicts = {row["model"]: row["flagged"] for row in study["findings"]["contamination"]}
+    assert verdicts == {"reference": False, "original": False, "memorizer?originals=humaneval": True}
+    assert "Findings per model" in result.stdout and DEMO_LABELS[0] not in {
+        run["model"] for run in study["runs"]
+    }
+    assert "0 LLM answers paid" in result.stdout
 
 
 def test_datasets_lists_humaneval(tmp_path: Path, cache: Path) -> None:

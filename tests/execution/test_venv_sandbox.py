@@ -276,9 +276,10 @@ def test_readme_setup_works_with_an_externally_managed_system_python(tmp_path: P
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=120)
     env = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
     env["BENCHMORPH_CACHE"] = str(tmp_path / "cache")
-    # The README's first command, less the embedded model's two minutes of generation.
+    # The README's first command, less the embedded model's minutes of generation: the sandbox tour, then
+    # the demo's study with the baselines alone.
     setup = subprocess.run(
-        ["bash", "-c", "bash scripts/install.sh && .venv/bin/benchmorph demo --no-local --pairs 2"],
+        ["bash", "-c", "bash scripts/install.sh && .venv/bin/benchmorph demo --no-local"],
         cwd=clone, env=env, capture_output=True, text=True, timeout=1500,
     )  # fmt: skip
     assert setup.returncode == 0, setup.stderr[-3000:]
@@ -287,5 +288,11 @@ def test_readme_setup_works_with_an_externally_managed_system_python(tmp_path: P
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert base.stdout.strip().startswith("/usr/bin/python3")
-    assert "report:" in setup.stdout and (clone / "benchmorph-out" / "demo" / "report.html").exists()
+    demo = clone / "benchmorph-out" / "demo"
+    assert "report:" in setup.stdout and (demo / "report.html").exists()
     assert "bwrap" in setup.stdout and "benchmorph: WARNING" not in setup.stderr
+    assert "Findings per model" in setup.stdout
+    study = json.loads((demo / "study.json").read_text())
+    assert {s["name"] for s in study["sets"]} == {"mine", "metamorphic", "evolve"}
+    verdicts = {row["model"]: row["flagged"] for row in study["findings"]["contamination"]}
+    assert verdicts == {"reference": False, "original": False, "memorizer?originals=humaneval": True}

@@ -1,7 +1,8 @@
 """The HTML report in a real browser (headless Chromium): rendered charts and tables, no network, drill-down.
 
-The demo's report covers `reference`, `original` and the embedded `local`
-model on mined HumanEval counterfactuals; the synthetic one is the 200
+The demo's report is a study's: the embedded `local` model and the `reference`, `original` and
+`memorizer` baselines on a slice of HumanEval and on every family built offline (mined counterfactuals,
+metamorphic rewrites, evolve's combine and tool_use), the findings first; the synthetic one is the 200
 problems x 10 models scale check.
 """
 
@@ -31,12 +32,23 @@ CHARTS = {
 def test_demo_report_renders_charts_tables_and_drilldown_offline(demo_run: DemoRun) -> None:
     report = json.loads((demo_run.out / "report.json").read_text())
     families = report["families"]
-    assert {row["model"] for row in families} == {"reference", "original", "local"}
+    models = {"local?threads=1", "reference", "original", "memorizer?originals=humaneval"}
+    assert {row["model"] for row in families} == models
+    assert {row["family"] for row in families} == {"ctf", "metamorphic", "evolve/combine", "evolve/tool_use"}
     with open_page(demo_run.out / "report.html") as visit:
         page = visit.page
         assert visit.errors == []
         assert visit.external_requests() == []
-        for table, minimum in (("leaderboard", 6), ("families", 3), ("rankings", 3), ("problems", 10)):
+        # The findings panel comes first, filled: every model's row, the memorizer flagged.
+        sections = page.locator("main > section").evaluate_all("nodes => nodes.map(n => n.id)")
+        assert sections[0] == "findings" and page.locator("#findings").is_visible()
+        assert page.locator("#table-findings-summary tbody tr").count() == 4
+        findings = page.locator("#findings").inner_text()
+        assert "memorizer (baseline)" in findings and "CONTAMINATED" in findings
+        assert "too few problems" not in findings
+        for table in ("sensitivity", "contamination", "evolution", "ranking"):
+            assert page.locator(f"#table-findings-{table} tbody tr").count() >= 4, table
+        for table, minimum in (("leaderboard", 16), ("families", 16), ("rankings", 4), ("problems", 30)):
             rows = page.locator(f"#table-{table} tbody tr")
             assert rows.count() >= minimum, table
             assert page.locator(f"#table-{table} tbody td").first.inner_text().strip()
@@ -57,7 +69,8 @@ def test_demo_report_renders_charts_tables_and_drilldown_offline(demo_run: DemoR
         assert page.locator("#chart-scatter #data-identity").count() == 1
 
         assert page.locator("#drilldown").is_hidden()
-        first = page.locator("#table-problems a.open-problem").first
+        # A mined counterfactual: its words changed, and `original` fails it.
+        first = page.locator("#table-problems a.open-problem[data-id$='/ctf-mine-0']").first
         problem_id = first.inner_text()
         first.click()
         assert page.locator("#drilldown").is_visible()
@@ -66,13 +79,15 @@ def test_demo_report_renders_charts_tables_and_drilldown_offline(demo_run: DemoR
         added = page.locator("#detail-variant mark").all_inner_texts()
         assert removed and added and removed != added
         attempts = page.locator("#detail-attempts .attempt")
-        assert attempts.count() == 3
+        assert attempts.count() == 4
         assert all(code.strip() for code in page.locator("#detail-attempts pre.code").all_inner_texts())
         # `original` answers the variant with the parent's code: its failing test is shown, expected vs got.
         failure = page.locator("#detail-attempts .attempt[data-model='original'] .failure").inner_text()
         assert "expected" in failure and "got" in failure
         # The embedded model answers by completion: its raw answer is there to compare with the code run.
-        assert page.locator("#detail-attempts .attempt[data-model='local'] details.raw").count() == 2
+        assert (
+            page.locator("#detail-attempts .attempt[data-model='local?threads=1'] details.raw").count() == 2
+        )
         shot = keep_screenshot(page, "report-demo.png", demo_run.out)
         assert shot.stat().st_size > 20_000 and visit.external_requests() == []
 
@@ -95,7 +110,7 @@ def _markdown_tables(text: str) -> dict[str, list[list[str]]]:
 @pytest.mark.llm
 @pytest.mark.browser
 def test_html_markdown_csv_and_json_show_the_same_numbers(demo_run: DemoRun, tmp_path: Path) -> None:
-    runs = sorted(str(path) for path in (demo_run.out / "runs").iterdir())
+    runs = sorted(str(path) for path in (demo_run.out / "runs").glob("*/*"))  # runs/SET/MODEL
     result = run_cli(
         "report",
         *runs,

@@ -50,7 +50,7 @@ from benchmorph.cli.shared import (
     out_console,
     progress,
     show_notice,
-    show_report_files,
+    show_study,
     summary_table,
 )
 
@@ -149,27 +149,22 @@ def demo(
     sandbox: SandboxOption = None,
     memory_mb: MemoryOption = None,
     broken_per_problem: Annotated[int, typer.Option(help="Mutated (broken) solutions per problem.")] = 2,
-    pairs: Annotated[
-        int,
-        typer.Option("--pairs", help="Mined counterfactual pairs each model attempts (0: all).", min=0),
-    ] = 10,
     local: Annotated[
         bool, typer.Option("--local/--no-local", help="Include the embedded model (Gemma 3 270M base).")
     ] = True,
 ) -> None:
-    """Offline tour: the sandbox on HumanEval, mined counterfactuals, three models on both, an HTML report."""
-    from benchmorph.evaluation.demo import MinedVariants, PairedRuns, SandboxTour, demo_steps
-    from benchmorph.report.files import write_report
+    """Offline tour: the sandbox on HumanEval, then a small study (the embedded model and the baselines on
+    every offline family) with its report."""
+    from benchmorph.evaluation.study.demo import SandboxTour, demo_steps
 
-    models = ("reference", "original", *(["local"] if local else []))
-    run_dirs: list[Path] = []
     with make_engine(workers, 1.0, 4.0, sandbox, memory_mb) as engine:
         steps = demo_steps(
             out,
             engine,
             broken_per_problem=broken_per_problem,
-            pairs=pairs,
-            models=models,
+            local=local,
+            # The engine is made here; the study's configuration records the same choices (study.json).
+            study={"workers": workers, "sandbox": sandbox, "memory_mb": memory_mb},
             progress=progress,
             notify=show_notice,
         )
@@ -181,17 +176,9 @@ def demo(
                 out_console.print(
                     f"isolation: {step.isolation}; memory cap: {cap['mb']} MB per sample ({cap['mode']})"
                 )
-            elif isinstance(step, MinedVariants):
-                out_console.print(
-                    f"mined {len(step.variants)} counterfactual variants ({step.path}); "
-                    f"models attempt {len(step.chosen)} pairs"
-                )
-            elif isinstance(step, PairedRuns):
-                run_dirs = step.run_dirs
-                out_console.print(summary_table("originals and their counterfactuals", step.summaries))
-        with console.status("analysing runs (answered-the-original re-runs failed variant samples)"):
-            files = write_report(run_dirs, engine, out / "report.html", markdown=out / "report.md")
-    show_report_files(files)
+            else:
+                show_study(step)
+                out_console.print(f"report: {step.files['html'].resolve()}", highlight=False, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -16,6 +16,7 @@ from benchmorph.cli.progress import progress_bar
 
 if TYPE_CHECKING:
     from benchmorph.core.notices import Notice
+    from benchmorph.evaluation.study.study import StudyResult
     from benchmorph.evaluation.summary import RunSummary
     from benchmorph.execution.backends import ExecutionBackend
     from benchmorph.execution.engine import Engine
@@ -93,6 +94,47 @@ def show_report_files(files: ReportFiles) -> None:
         out_console.print(f"markdown: {files.markdown}")
     if files.csv:
         out_console.print(f"csv: {', '.join(str(path) for path in files.csv)}")
+
+
+def show_study(result: StudyResult) -> None:
+    """A finished study: the findings per model (stdout), what it did not measure (stderr), the sandbox,
+    what this session paid for, and where the report went (``benchmorph study`` and ``benchmorph demo``).
+
+    Styles are ``Text`` styles, never markup: a model label such as ``memorizer?originals=x[1]`` prints
+    as it is.
+    """
+    from benchmorph.report.findings import summary_table as findings_table
+    from benchmorph.report.tables import text_rows
+
+    if result.findings is not None:
+        summary = findings_table(result.findings)
+        title = Text(summary.title, style="bold")
+        title.append(f" ({result.findings.benchmark}, {result.findings.problems} problems)", style="")
+        out_console.print(title, highlight=False)
+        for row in text_rows(summary):
+            out_console.print(Text(row[0], style="bold"), highlight=False)
+            for column, cell in zip(summary.columns[1:], row[1:], strict=True):
+                if cell != "-":
+                    out_console.print(f"  {column.title}: {cell}", highlight=False, soft_wrap=True)
+        for line in result.findings.off:
+            console.print(labelled("note", line), highlight=False, soft_wrap=True)
+    tally = result.tally
+    cap = result.sandbox.get("memory_limit", {})
+    isolation = str(result.sandbox.get("isolation", "?"))
+    shown = Text("sandbox: ")
+    shown.append(isolation, style="" if isolation == "bwrap" else "bold red")  # a weaker mode, loudly
+    shown.append(f"; memory cap {cap.get('mb', '?')} MB per sample ({cap.get('mode', '?')})")
+    out_console.print(shown, highlight=False)
+    out_console.print(
+        f"this session: {tally.llm_requests} LLM answers paid ({tally.llm_repeats} asked before), "
+        f"{tally.verdicts_judged} verdicts judged, {tally.verdicts_reused} reused from checkpoints; "
+        f"variant sets {tally.sets_built} built, {tally.sets_reused} reused; {result.seconds:.0f} s",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for name in ("html", "json", "markdown", "study"):
+        if name in result.files:
+            out_console.print(f"{name}: {result.files[name]}", highlight=False, soft_wrap=True)
 
 
 def summary_table(title: str, rows: Mapping[str, RunSummary]) -> Table:

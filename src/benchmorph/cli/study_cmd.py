@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from benchmorph.cli.options import (
     ApiKeyEnvOption,
@@ -30,7 +29,15 @@ from benchmorph.cli.options import (
     TopPOption,
     WorkersOption,
 )
-from benchmorph.cli.shared import app, console, fail, make_engine, out_console, progress, show_notice
+from benchmorph.cli.shared import (
+    app,
+    fail,
+    make_engine,
+    out_console,
+    progress,
+    show_notice,
+    show_study,
+)
 
 
 def _given(ctx: typer.Context, name: str) -> bool:
@@ -212,43 +219,10 @@ def _dry_run(settings: Any) -> None:
 
 def _run(settings: Any) -> None:
     from benchmorph.evaluation.study.study import run_study
-    from benchmorph.report.findings import summary_table
-    from benchmorph.report.tables import text_rows
 
     # Every test of every sample: the transforms' checks (mutant kills) and the exports need them all.
     with make_engine(
         settings.workers, settings.min_time_limit, settings.time_factor, settings.sandbox, settings.memory_mb
     ) as engine:
         result = run_study(settings, engine=engine, progress=progress, notify=show_notice)
-    if result.findings is not None:
-        summary = summary_table(result.findings)
-        out_console.print(
-            f"[bold]{summary.title}[/] ({result.findings.benchmark}, {result.findings.problems} problems)"
-        )
-        for row in text_rows(summary):
-            out_console.print(f"[bold]{escape(row[0])}[/]", highlight=False)
-            for column, cell in zip(summary.columns[1:], row[1:], strict=True):
-                if cell != "-":
-                    out_console.print(
-                        f"  {escape(column.title)}: {escape(cell)}", highlight=False, soft_wrap=True
-                    )
-        for line in result.findings.off:
-            console.print(f"[yellow]note:[/] {escape(line)}", highlight=False, soft_wrap=True)
-    tally = result.tally
-    sandbox = result.sandbox
-    cap = sandbox.get("memory_limit", {})
-    isolation = sandbox.get("isolation", "?")
-    shown = isolation if isolation == "bwrap" else f"[bold red]{isolation}[/]"  # a weaker mode is said loudly
-    out_console.print(
-        f"sandbox: {shown}; memory cap {cap.get('mb', '?')} MB per sample ({cap.get('mode', '?')})"
-    )
-    out_console.print(
-        f"this session: {tally.llm_requests} LLM answers paid ({tally.llm_repeats} asked before), "
-        f"{tally.verdicts_judged} verdicts judged, {tally.verdicts_reused} reused from checkpoints; "
-        f"variant sets {tally.sets_built} built, {tally.sets_reused} reused; {result.seconds:.0f} s",
-        highlight=False,
-        soft_wrap=True,
-    )
-    for name in ("html", "json", "markdown", "study"):
-        if name in result.files:
-            out_console.print(f"{name}: {result.files[name]}", highlight=False, soft_wrap=True)
+    show_study(result)

@@ -22,7 +22,7 @@ threshold that best separates *near-copies* (each original with every parameter
 renamed, a framing sentence added and a tenth of its description's words
 replaced, :mod:`benchmorph.report.recall`) from *unrelated originals* (each
 original against the nearest other original, which a memoriser must not
-mistake for it), by Youden's J.  The README's contamination section shows the curve.
+mistake for it), by Youden's J.  docs/metamorphic.md ("How close must a text stay") shows the curve.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ PosixPath('benchmorph-out/study/report.html')
 
 The modules: ``config`` (StudyConfig, study.toml), ``plan`` (families and keys), ``estimate`` (the
 dry run's counts and time), ``build`` (variant sets, cached by content), ``run`` (every model and
-baseline on every set), ``findings``, ``exports``, ``work`` (what a session paid for) and ``study``
-(``run_study``).
+baseline on every set), ``findings``, ``exports``, ``work`` (what a session paid for), ``study``
+(``run_study``) and ``demo`` (``benchmorph demo``: a sandbox tour, then a small study).
 """
 
 from typing import TYPE_CHECKING

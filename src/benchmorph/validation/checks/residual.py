@@ -14,7 +14,7 @@ or not it passes:
 - ``residual_difflib``: difflib's ratio over words.
 
 Thresholds (:data:`MAX_RUNS`, :data:`MAX_BLEU`, :data:`MAX_RATIO`) were chosen
-from the data, as the README's "metamorphic gates" section records: the
+from the data, as docs/metamorphic.md's "Metamorphic gates" section records: the
 issue's guide for runs (a variant keeping more than a fifth of the parent's
 8-word runs is not a rewrite); for BLEU-4 and difflib, the point above which
 every variant a strict reviewer read was recognisable from its wording (the
@@ -31,7 +31,7 @@ MAX_BLEU = 0.45
 MAX_RATIO = 0.60
 # A sentence of the parent counts as kept when its closest counterpart in the variant replaces or drops
 # at most this share of its words (and at most MIN_CHANGES_KEPT of them in a short one).  Chosen from a
-# strict review of 40 accepted HumanEval retellings (README, "metamorphic gates"): at 0.30 it rejects 21
+# strict review of 40 accepted HumanEval retellings (docs/metamorphic.md, "Metamorphic gates"): at 0.30 it rejects 21
 # of the 27 a reader recognised and 3 of the 13 a reader accepted; 0.40 keeps 6 of 13 for 3 of 27, 0.50
 # keeps 2 of 13 (yield too low to measure DyPass).
 KEPT_SENTENCE_CHANGES = 0.30
