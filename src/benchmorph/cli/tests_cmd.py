@@ -29,6 +29,10 @@ tests_app = typer.Typer(
 )
 app.add_typer(tests_app, name="tests")
 
+# benchmorph.testgen.saturation.SATURATION_WINDOW, written out so the CLI starts without the library
+# (tests/test_cli_startup.py holds them equal).
+SATURATION_WINDOW = 200
+
 LimitOption = Annotated[int | None, typer.Option("--limit", help="Only the first N problems.", min=1)]
 TasksOption = Annotated[str | None, typer.Option("--tasks", help="Only these task ids, comma-separated.")]
 
@@ -46,12 +50,21 @@ def augment_command(
         str | None,
         typer.Option("--generator", "-g", help="Model spec asked for seed inputs (default: mutation only)."),
     ] = None,
+    saturation: Annotated[
+        int,
+        typer.Option(
+            "--saturation",
+            help="Stop a problem's search once this many valid new inputs in a row added no covered line, "
+            "arc or mutant kill (0: search to --per-problem or --budget-s).",
+            min=0,
+        ),
+    ] = SATURATION_WINDOW,
     per_problem: Annotated[
         int,
-        typer.Option("--per-problem", help="Valid new inputs to find per problem before reduction.", min=1),
+        typer.Option("--per-problem", help="Valid new inputs to find per problem at most.", min=1),
     ] = 1000,
     budget_s: Annotated[
-        float, typer.Option("--budget-s", help="Seconds of search per problem.", min=0.0)
+        float, typer.Option("--budget-s", help="Seconds of search per problem at most.", min=0.0)
     ] = 20.0,
     suite_time_s: Annotated[
         float,
@@ -104,6 +117,7 @@ def augment_command(
         reduce=reduce,
         input_time_limit=input_time_limit,
         mutants=mutants,
+        saturation=saturation or None,
     )
     cache = LLMCache(cache_path) if generator else None
     try:
@@ -131,7 +145,8 @@ def augment_command(
     table.add_column("count", justify="right")
     rows = [
         ("base tests", summary.base_tests),
-        ("candidates run on the reference", summary.tried),
+        ("candidates judged", summary.tried),
+        ("  dropped before the sandbox (contract on the host, size)", summary.screened),
         *((f"  rejected: {reason}", count) for reason, count in summary.rejected.items()),
         ("valid new inputs found", summary.found),
         ("new tests kept" + (" after reduction" if reduce else ""), summary.kept),
