@@ -405,16 +405,20 @@ class Engine:
         jobs: Sequence[Job],
         progress: Advance | None = None,
         on_verdict: Callable[[int, Verdict], None] | None = None,
+        *,
+        details: bool | None = None,
     ) -> list[Verdict]:
         """Run every job in the sandbox; always one Verdict per job, in order.
 
         ``on_verdict(index, verdict)`` is called as each one is ready (from a
-        worker thread), so callers can checkpoint long runs.
+        worker thread), so callers can checkpoint long runs.  ``details``
+        overrides the engine's ``test_details`` for these jobs (False: stop
+        each at its first failing test, which the verdict keeps).
         """
         raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
         verdicts: list[Verdict | None] = [None] * len(jobs)
         isolation = self.isolation
-        details = self.test_details
+        details = self.test_details if details is None else details
         judges: list[FirstFailure | None] = [None] * len(jobs)
         if not details:
             for job, _inputs, _budget in raw:
