@@ -20,17 +20,18 @@ in parallel, resumable) does the EvalPlus/EvoEval recipe:
 4. **What each valid input adds**: per batch, the reference's lines and arcs
    each input executes (``Engine.coverage``, traced in the sandbox) and which
    of the mutants of the reference that no test has killed yet it kills
-   (``testgen.kills``, judged like any answer; a mutant once killed is never
-   run again).  The search stops when it is **saturated**: the last
-   ``saturation`` valid inputs added no line, arc or kill
+   (``testgen.kills``, judged like any answer, each mutant to its first
+   failing test; a mutant once killed is never run again).  The search
+   stops when it is **saturated**: the last ``saturation`` valid inputs
+   added no line, arc or kill
    (:mod:`benchmorph.testgen.saturation`); or at ``per_problem`` valid new
    inputs, after ``budget_s`` seconds, at ``suite_time_s`` of reference time,
    or when mutation runs dry.  The result says which (``stopped``).
 5. **Reduction** (``reduce=True``): a greedy set cover keeps the fewest new
    inputs that, with the base tests, still execute every line and branch arc
    of the reference the whole set executes and kill every mutant the whole
-   set kills (a mutant counts the tests of the batch that first killed it
-   as its killers).
+   set kills (the mutants only new inputs kill are run on all of them first,
+   so the cover may pick any of their killers).
 
 The problem's own tests are always kept, whatever the reduction says: a
 published benchmark must keep its original tests, and the reduction only
@@ -56,7 +57,7 @@ import textwrap
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -88,10 +89,12 @@ CONTRACT_MARK = "benchmorph: input outside the contract"
 ORIGINS = ("base", "llm", "mutation")
 # Problems searched at once per sandbox worker by augment_benchmark.
 PROBLEMS_PER_WORKER = 2
-# Candidates per batch: the first (when no test was measured before it), the fewest and the most.
+# Candidates per batch: the first (when no base test gives a guess at their cost), the fewest and the most.
 FIRST_BATCH = 64
 MIN_BATCH = 4
 MAX_BATCH = 2000
+# How much slower a reference runs traced (sys.settrace, a call per line) than on its own: a first guess.
+TRACE_SLOWDOWN = 30
 
 
 @dataclass(frozen=True)
@@ -358,12 +361,19 @@ class _Problem:
         self.novelty = Novelty(len(self.mutants), options.saturation) if options.tracks else None
         self.suite_time = 0.0  # reference seconds of the valid new inputs
         self._timing = [0, 0.0]  # candidates judged in timed rounds, and the seconds those rounds took
+        self._guess: float | None = None
 
     @property
     def per_candidate(self) -> float | None:
-        """Wall seconds a judged candidate has cost so far (mutation, sandbox, measuring), or None."""
+        """Wall seconds a judged candidate has cost so far (mutation, sandbox, measuring), or a guess."""
         count, seconds = self._timing
-        return seconds / count if count else None
+        return seconds / count if count else self._guess
+
+    def guess(self, reference_times: Sequence[float]) -> None:
+        """Before any round: a candidate costs about a traced run of the slowest base test, and the
+        fixed part of a round spread over a batch.  Fast problems are never near the cap it sets."""
+        if reference_times:
+            self._guess = TRACE_SLOWDOWN * max(reference_times) + 0.002
 
     def timed(self, candidates: int, seconds: float) -> None:
         self._timing[0] += candidates
@@ -438,9 +448,34 @@ class _Problem:
         kills: dict[int, list[int]] = {}
         if alive and self.base.kind != "stdin":
             batch = self.base.model_copy(update={"tests": list(tests)})
-            results = mutant_kills([batch], [[self.mutants[number] for number in alive]], self.engine)[0]
+            # To its first failure only: the first test to kill a mutant is all the saturation and
+            # the reduction need, and a killed mutant's other tests (timeouts among them) are not run.
+            alive_mutants = [[self.mutants[number] for number in alive]]
+            results = mutant_kills([batch], alive_mutants, self.engine, first_failure=True)[0]
             kills = {number: sorted(found.killers) for number, found in zip(alive, results, strict=True)}
         novelty.add(coverage, kills, base=base)
+
+    def every_killer(self, tests: Sequence[TestCase], required: int) -> list[frozenset[Any]]:
+        """Per test, what it achieves, with every new test that kills a mutant the base tests do not.
+
+        The search knows one killer per mutant (the first); the reduction can
+        keep fewer tests when it may pick any, so the few mutants only new
+        tests kill are run, with every test's result, on all the new tests.
+        """
+        novelty = self.novelty
+        assert novelty is not None
+        base_killed = _mutants_in(novelty.items[:required])
+        wanted = sorted(novelty.killed - base_killed)
+        new_tests = list(tests[required:])
+        if not wanted or not new_tests:
+            return novelty.items
+        batch = self.base.model_copy(update={"tests": new_tests})
+        found = mutant_kills([batch], [[self.mutants[number] for number in wanted]], self.engine)[0]
+        items = [set(achieved) for achieved in novelty.items]
+        for number, kills in zip(wanted, found, strict=True):
+            for index in kills.killers:
+                items[required + index].add(("mutant", number))
+        return [frozenset(achieved) for achieved in items]
 
 
 def augment_problem(
@@ -510,10 +545,8 @@ def augment_problem(
     if seed_inputs:
         extra_base = state.check(state.fresh(seed_inputs, "base"))
     keep_always = base_tests + [_test(candidate) for candidate in extra_base]
-    measured = time.monotonic()
     state.measure(keep_always, base=True)
-    if keep_always:  # what a test cost to measure is the first guess at what a candidate will
-        state.timed(len(keep_always), time.monotonic() - measured)
+    state.guess([test.ref_time or 0.0 for test in keep_always])
     if generator is not None and llm_texts is None:
         llm_texts = ask_for_seeds([base], [sig], generator)[0].texts
     if llm_texts:
@@ -556,7 +589,9 @@ def augment_problem(
         kept_share = run / result.tried if result.tried else 1.0
         size = max(MIN_BATCH, min(MAX_BATCH, math.ceil(wanted / max(rate * kept_share, 0.05) * 1.1)))
         # A batch is not interrupted, so the budget bounds the search only if a batch fits in what is
-        # left: the first is small, the others sized by the seconds a candidate has cost so far.
+        # left: sized by the seconds a candidate has cost so far (first, by a guess from the base
+        # tests' reference times).  The cap binds only where candidates are slow (about 5 ms or more
+        # each): there, as with the budget, how many inputs are found depends on the machine's speed.
         if state.per_candidate is None:
             size = min(size, FIRST_BATCH)
         else:
@@ -564,7 +599,8 @@ def augment_problem(
         round_started = time.monotonic()
         before = result.tried
         batch = state.screen(search.batch(size, state.seen), "mutation")
-        valid = state.check(batch, needed)
+        # Past what reaching the window needs, valid inputs are not measured: saturation may come first.
+        valid = state.check(batch, wanted)
         add(valid)
         state.timed(result.tried - before, time.monotonic() - round_started)
         search.valid.extend(candidate.args for candidate in valid)
@@ -586,12 +622,11 @@ def augment_problem(
         result.coverage_items = len(novelty.covered)
         result.mutants = len(state.mutants)
         result.killed = len(novelty.killed)
-        result.base_killed = len(
-            {item for items in novelty.items[: novelty.base] for item in items if _is_mutant(item)}
-        )
+        result.base_killed = len(_mutants_in(novelty.items[: novelty.base]))
     if options.reduce and novelty is not None:
         cost = [float(_size(test.input)) for test in final.tests]
-        chosen = greedy_cover(novelty.items, required=range(len(keep_always)), cost=cost)
+        items = state.every_killer(final.tests, len(keep_always))
+        chosen = greedy_cover(items, required=range(len(keep_always)), cost=cost)
         final = final.model_copy(update={"tests": [final.tests[index] for index in chosen]})
     result.problem = final
     result.kept = len(final.tests) - len(keep_always)
@@ -601,8 +636,14 @@ def augment_problem(
     return result
 
 
-def _is_mutant(item: Any) -> bool:
-    return isinstance(item, tuple) and len(item) == 2 and item[0] == "mutant"
+def _mutants_in(items: Iterable[frozenset[Hashable]]) -> set[int]:
+    """The mutant numbers among what tests achieve (their ``("mutant", n)`` items)."""
+    return {
+        item[1]
+        for achieved in items
+        for item in achieved
+        if isinstance(item, tuple) and len(item) == 2 and item[0] == "mutant"
+    }
 
 
 @dataclass
@@ -712,17 +753,18 @@ def augment_benchmark(
     journal: str | Path | None = None,
     progress: ProgressFactory = no_progress,
     on_result: Callable[[AugmentResult], None] | None = None,
-    in_processes: bool | None = None,
 ) -> list[AugmentResult]:
     """:func:`augment_problem` for every problem, ``PROBLEMS_PER_WORKER`` per sandbox worker at a time.
 
-    With more than one worker the problems are searched in child processes,
-    one per worker (:mod:`benchmorph.testgen.processes`; ``in_processes``
-    False keeps them in this process's threads): the host's share of a
-    search is Python and would otherwise hold the workers to one core.
-    With ``journal`` (a JSONL path) each finished problem is appended there and
-    a rerun with the same problems and options reuses it, so an interrupted
-    run resumes.  Results come back in the order of ``problems``.
+    More problems are in flight than there are workers: while one problem's
+    thread mutates candidates or reads replies on the host, the others'
+    batches keep every worker busy.  The host's share is Python on one core,
+    but a third of the sandbox's or less (``bench/proc_cpu.py`` on HumanEval:
+    34 s host against 70 s sandbox CPU), so a search process per worker did
+    not pay off and was taken out again.  With ``journal`` (a JSONL path)
+    each finished problem is appended there and a rerun with the same
+    problems and options reuses it, so an interrupted run resumes.  Results
+    come back in the order of ``problems``.
     """
     options = options or AugmentOptions()
     book = Journal(journal) if journal is not None else None
@@ -746,8 +788,6 @@ def augment_benchmark(
         texts = {index: answer.texts for (index, _), answer in zip(typed, answers, strict=True)}
 
     workers = engine.pool.size
-    if in_processes is None:
-        in_processes = workers > 1 and len(todo) > 1
     with progress(f"augment {len(problems)} problems", len(problems)) as advance:
         advance(len(problems) - len(todo))
         note = getattr(advance, "note", None)
@@ -782,40 +822,11 @@ def augment_benchmark(
             show()
             advance(1)
 
-        def lost(index: int, why: str) -> None:
-            finish(index, _skip(problems[index], why, time.monotonic()))
-
-        if in_processes:
-            from benchmorph.testgen.processes import EngineRecipe, search_in_processes
-
-            search_in_processes(
-                {index: problems[index] for index in todo},
-                options,
-                texts,
-                EngineRecipe.of(engine),
-                processes=workers,
-                threads=PROBLEMS_PER_WORKER,
-                on_done=finish,
-                on_found=found,
-                on_lost=lost,
-            )
-            return [result for result in results if result is not None]
-
         def one(index: int) -> None:
-            finish(
-                index,
-                augment_problem(
-                    problems[index],
-                    engine,
-                    options,
-                    generator=None,
-                    llm_texts=texts.get(index),
-                    on_found=found,
-                ),
-            )
+            texts_given = texts.get(index)
+            result = augment_problem(problems[index], engine, options, llm_texts=texts_given, on_found=found)
+            finish(index, result)
 
-        # More problems in flight than workers: while one problem's thread mutates candidates or reads
-        # replies on the host, the others' jobs keep the workers busy.
         pool = ThreadPoolExecutor(max_workers=PROBLEMS_PER_WORKER * workers)
         try:
             for future in [pool.submit(one, index) for index in todo]:
