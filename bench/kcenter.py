@@ -18,7 +18,7 @@ Three measurements, each printed with its numbers:
    every selection reaches the floor set by the candidates lying next to their base row (from about
    k = 6000 on this data both radii are that floor and the ratio is 1.000 whatever the projection).
 
-``--tiny`` runs all three at toy sizes in seconds (what tests/test_kcenter.py runs);
+``--tiny`` runs all three at toy sizes in seconds (what tests/instruct/test_kcenter.py runs);
 ``--skip-scale`` / ``--skip-baseline`` / ``--skip-check`` leave parts out.
 
 Synthetic data: cluster centers N(0, I); each base row is a center plus N(0, s^2 I) noise with s in

@@ -70,8 +70,8 @@ FILES = {
     "humaneval": ("humaneval+", DATA / "HumanEvalPlusInputs.dev-2023-04-26.jsonl", "HumanEval+"),
     "mbpp+": ("mbpp+", DATA / "MbppPlus.dev-2023-11-16.jsonl", "MBPP+"),
 }
-# The last commit whose search stops only at --per-problem, --budget-s or the suite time (issue 28).
-BEFORE_REV = "494ad7a"
+# main before issue 28 (e9ea331): its search stops only at --per-problem, --budget-s or the suite time.
+BEFORE_REV = "e9ea331"
 
 # Run in a child interpreter on the old source tree: augment with its defaults, print the figures as JSON.
 BEFORE_RUNNER = r"""

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
+from paths import ROOT as REPO
+
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -20,7 +22,6 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "benchmorph-out" / "ci-artifacts"
 
 

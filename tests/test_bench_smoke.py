@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "evaluate_vs_peers.py"
+from paths import ROOT
+
+BENCH = ROOT / "bench" / "evaluate_vs_peers.py"
 
 
 def test_bench_prints_throughput_ratio_and_agreement(tmp_path: Path) -> None:

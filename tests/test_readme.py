@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+from paths import ROOT
+
+README = ROOT / "README.md"
 
 
 def python_example(marker: str) -> str:

@@ -12,7 +12,6 @@ recursion) makes it undecided, never slow or large.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
@@ -23,9 +22,7 @@ from benchmorph.testgen.augment import CONTRACT_MARK, checked_reference
 from benchmorph.testgen.contract import contract_check
 from benchmorph.testgen.mutation import Mutator
 from benchmorph.testgen.types import infer_signature
-
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data" / "evalplus"
+from paths import EVALPLUS, require_shared
 
 
 def problem(contract: str, params: str = "x") -> Problem:
@@ -130,7 +127,8 @@ def _agreement(problems: list[Problem], engine: Engine, per_problem: int) -> tup
 
 
 def _plus(name: str, file: str) -> list[Problem]:
-    return load_benchmark(name, DATA / file).problems
+    require_shared(EVALPLUS / file)
+    return load_benchmark(name, EVALPLUS / file).problems
 
 
 @pytest.fixture(scope="module")

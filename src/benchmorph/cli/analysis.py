@@ -9,13 +9,14 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from benchmorph.cli.shared import SandboxOption, WorkersOption, app, fail, make_engine, out_console
+from benchmorph.cli.options import JsonOption, SandboxOption, WorkersOption
+from benchmorph.cli.shared import app, fail, make_engine, out_console
 
 
 @app.command("sensitivity")
 def sensitivity_command(
     runs: Annotated[list[Path], typer.Argument(help="Run directories: originals and variants, any models.")],
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here as JSON.")] = None,
+    json_out: JsonOption = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
 ) -> None:

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 # Imported to register their commands on `app`.
 from benchmorph.cli import (  # noqa: F401
@@ -25,7 +26,7 @@ from benchmorph.cli import (  # noqa: F401
     scenarios_cmd,
     tests_cmd,
 )
-from benchmorph.cli.shared import (
+from benchmorph.cli.options import (
     BackendOption,
     DataOption,
     FactorOption,
@@ -35,9 +36,13 @@ from benchmorph.cli.shared import (
     SandboxOption,
     TestDetailsOption,
     WorkersOption,
+)
+from benchmorph.cli.shared import (
     app,
     console,
     fail,
+    labelled,
+    literal_help,
     make_engine,
     make_executor,
     out_console,
@@ -72,19 +77,34 @@ def evaluate(
     test_details: TestDetailsOption = False,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
+    sanitize: Annotated[
+        bool,
+        typer.Option(
+            "--sanitize/--as-written",
+            help="Read each completion or solution through the sanitizer first: raw model answers "
+            "(code in Markdown fences, prose around it, repeated or truncated copies, a body without "
+            "its def line) become the program they contain. The raw text stays in results.jsonl and "
+            "the summary counts the samples it changed. Default: judge the samples as written.",
+        ),
+    ] = False,
 ) -> None:
-    """Run samples against a benchmark in the sandbox; write results.jsonl and summary.json."""
+    """Run samples against a benchmark in the sandbox; write results.jsonl and summary.json.
+
+    Time limits are CPU seconds (a busy machine does not change verdicts); a sample that times out
+    is run once more at the end before its verdict is final.
+    """
     from benchmorph.data.registry import load_benchmark
     from benchmorph.data.samples import read_samples
-    from benchmorph.evaluation.runs import evaluate_run
+    from benchmorph.evaluation.runs import Notice, evaluate_run
 
     bench = load_benchmark(benchmark, data)
     sample_list, warnings = read_samples(samples, bench.by_id())
     for warning in warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(labelled("warning", warning), highlight=False, soft_wrap=True)
     if not sample_list:
         fail(f"{samples}: no samples for any task of {bench.name}")
     out_dir = out or Path("benchmorph-out") / f"evaluate-{bench.name}"
+    hints: list[Notice] = []  # printed last, after the scores
     with make_executor(
         backend, ray_address, workers, min_time_limit, time_factor, sandbox, memory_mb, test_details
     ) as engine:
@@ -95,11 +115,14 @@ def evaluate(
             engine,
             samples_file=samples,
             resume=resume,
+            sanitize=sanitize,
             progress=progress,
-            notify=show_notice,
+            notify=lambda notice: hints.append(notice) if notice.level == "hint" else show_notice(notice),
         )
     out_console.print(summary_table(f"{bench.name}: {samples}", {samples.name: result.summary}))
     out_console.print(f"results: {out_dir / 'results.jsonl'}\nsummary: {out_dir / 'summary.json'}")
+    for hint in hints:
+        show_notice(hint)
 
 
 @app.command()
@@ -170,10 +193,11 @@ def demo(
 
 
 def main(argv: list[str] | None = None) -> None:
+    literal_help(app)
     try:
         app(args=argv, standalone_mode=True)
     except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]")
+        console.print(Text("interrupted", style="yellow"))
         sys.exit(130)
     except Exception as exc:
         _exit_on_user_error(exc)
@@ -193,10 +217,10 @@ def _exit_on_user_error(exc: Exception) -> None:
     from benchmorph.execution.sandbox import SandboxUnavailable
 
     if isinstance(exc, InputError | SandboxUnavailable):
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        console.print(labelled("error", str(exc), "bold red"), highlight=False, soft_wrap=True)
         sys.exit(2)
     if isinstance(exc, BackendLost):  # every Ray node gone: what was judged is checkpointed, a re-run resumes
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        console.print(labelled("error", str(exc), "bold red"), highlight=False, soft_wrap=True)
         sys.exit(1)
     if isinstance(exc, DiskFull | OSError | sqlite3.Error):
         # A full disk is the user's to fix, not a bug: one line naming the file, no traceback.
@@ -204,5 +228,5 @@ def _exit_on_user_error(exc: Exception) -> None:
         full = disk_full(exc, getattr(exc, "filename", None) or "a file benchmorph writes")
         if full is None:
             return
-        console.print(f"[bold red]error:[/] {full}", highlight=False, soft_wrap=True)
+        console.print(labelled("error", str(full), "bold red"), highlight=False, soft_wrap=True)
         sys.exit(1)

@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
-from benchmorph.cli.shared import app, console, fail, out_console
+from benchmorph.cli.options import JsonOption
+from benchmorph.cli.shared import app, fail, out_console
+from benchmorph.cli.shared import note as print_note
 
 if TYPE_CHECKING:
     from benchmorph.report.contamination import ContaminationGroup
@@ -39,12 +42,9 @@ def _table(group: ContaminationGroup) -> Table:
     for row in group.models:
         # Short cells: the table must stay readable in 80 columns (a pipe, a log); --json has the rest
         # (the predicted dynamic score, the fit, the runs).
-        if row.predicted is None:
-            verdict = "no fit"
-        elif row.flagged:
-            verdict = "[red]FLAGGED[/]" if row.side == "below" else "[yellow]above[/]"
-        else:
-            verdict = "ok"
+        verdict = Text("no fit" if row.predicted is None else "ok")
+        if row.predicted is not None and row.flagged:
+            verdict = Text("FLAGGED", style="red") if row.side == "below" else Text("above", style="yellow")
         if row.reference:
             verdict += " (ref)"
         elif row.exceeds_reference is not None:
@@ -66,7 +66,7 @@ def contamination_command(
         list[Path],
         typer.Argument(help="Run directories: each model on the originals and on metamorphic variants."),
     ],
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the verdict here as JSON.")] = None,
+    json_out: JsonOption = None,
     reference_models: Annotated[
         str | None,
         typer.Option("--reference-models", help="Comma-separated models trusted to be uncontaminated."),
@@ -88,7 +88,7 @@ def contamination_command(
     for group in groups:
         out_console.print(_table(group))
         for note in group.notes:
-            console.print(f"[yellow]note:[/] {note}", highlight=False)
+            print_note(note)
         flagged = [row.model for row in group.models if row.flagged and row.side == "below"]
         out_console.print(
             f"{group.benchmark}: {len(flagged)} of {len(group.models)} models flagged as contaminated"

@@ -8,65 +8,37 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from benchmorph.cli.shared import (
+from benchmorph.cli.options import (
+    ApiKeyEnvOption,
     BackendOption,
+    BackoffOption,
+    CacheOption,
+    CachePathOption,
+    ConcurrencyOption,
     DataOption,
     FactorOption,
+    LimitOption,
+    MaxTokensOption,
     MemoryOption,
     MinTimeOption,
+    ModelOption,
+    NOption,
     RayAddressOption,
+    RetriesOption,
     SandboxOption,
+    SeedOption,
+    TasksOption,
+    TemperatureOption,
     TestDetailsOption,
+    TimeoutOption,
+    TopPOption,
     WorkersOption,
-    app,
-    make_executor,
-    out_console,
-    progress,
-    show_notice,
-    summary_table,
 )
+from benchmorph.cli.shared import app, make_executor, out_console, progress, show_notice, summary_table
 
 if TYPE_CHECKING:
     from benchmorph.evaluation.runs import ModelAccess
     from benchmorph.models import GenerationParams
-
-
-ModelOption = Annotated[
-    str,
-    typer.Option(
-        "--model",
-        "-m",
-        help="Model spec: openai:MODEL@URL[,URL], local, llamacpp:PATH.gguf, reference, original, "
-        "memorizer[?originals=BENCH].",
-    ),
-]
-NOption = Annotated[int, typer.Option("--n", help="Samples per problem.", min=1)]
-TemperatureOption = Annotated[float, typer.Option("--temperature", help="0 = greedy.", min=0.0)]
-TopPOption = Annotated[float, typer.Option("--top-p", min=0.0, max=1.0)]
-MaxTokensOption = Annotated[int, typer.Option("--max-tokens", min=1)]
-SeedOption = Annotated[int | None, typer.Option("--seed", help="Sample i uses seed + i.")]
-ConcurrencyOption = Annotated[
-    int | None,
-    typer.Option(
-        "--concurrency", "-c", help="Requests in flight (default 8 for servers, 1 in-process).", min=1
-    ),
-]
-TimeoutOption = Annotated[float, typer.Option("--timeout", help="Per-request timeout, seconds.", min=0.001)]
-RetriesOption = Annotated[int, typer.Option("--retries", help="Retries on 429, 5xx, timeouts.", min=0)]
-BackoffOption = Annotated[
-    float, typer.Option("--backoff", help="First retry delay, seconds (doubles, with jitter).", min=0.0)
-]
-ApiKeyEnvOption = Annotated[
-    str | None, typer.Option("--api-key-env", help="Environment variable holding the API key.")
-]
-CacheOption = Annotated[
-    bool, typer.Option("--cache/--no-cache", help="Reuse and record answers in the LLM cache.")
-]
-CachePathOption = Annotated[
-    Path | None, typer.Option("--cache-path", help="LLM cache file (default $BENCHMORPH_CACHE/llm.sqlite).")
-]
-LimitOption = Annotated[int | None, typer.Option("--limit", help="Only the first N problems.", min=1)]
-TasksOption = Annotated[str | None, typer.Option("--tasks", help="Only these task ids, comma-separated.")]
 
 
 def generation_options(

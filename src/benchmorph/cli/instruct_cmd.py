@@ -9,18 +9,22 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from benchmorph.cli.shared import (
+from benchmorph.cli.options import (
+    ConcurrencyOption,
+    LimitOption,
+    MaxTokensOption,
     MemoryOption,
+    RetriesOption,
+    RunSeedOption,
     SandboxOption,
+    TemperatureOption,
+    TimeoutOption,
     WorkersOption,
-    app,
-    console,
-    make_engine,
-    out_console,
-    progress,
 )
+from benchmorph.cli.shared import app, console, make_engine, out_console, progress
+from benchmorph.cli.shared import note as print_note
 
-# Option defaults, the library's own values (tests/test_cli_startup.py checks they match):
+# Option defaults, the library's own values (tests/cli/test_cli_startup.py checks they match):
 # importing their modules here would cost every command's start-up.
 DEFAULT_COSINE = 0.95  # benchmorph.instruct.decontaminate.DEFAULT_COSINE
 DEFAULT_N = 10  # benchmorph.instruct.decontaminate.DEFAULT_N
@@ -41,16 +45,35 @@ DataArgument = Annotated[
 ]
 CachePath = Annotated[Path | None, typer.Option("--cache-path", help="LLM cache (default: the shared one).")]
 Embedder = Annotated[str, typer.Option("--embedder", help="Embedder spec for D_S and similarity.")]
+BaseOption = Annotated[
+    str, typer.Option("--base", help="The original instruction data (for select: the initial centers).")
+]
+MaxDqOption = Annotated[
+    float | None, typer.Option("--max-dq", help="Reject pairs whose D_Q is above this.", min=0.0)
+]
+AgainstOption = Annotated[
+    str,
+    typer.Option(
+        "--against", help="Benchmarks (names or variant files) to decontaminate against, comma-separated."
+    ),
+]
+BenchDataOption = Annotated[
+    list[str] | None, typer.Option("--data", help="NAME=PATH: a local copy of a named benchmark.")
+]
+ScorerOption = Annotated[
+    str, typer.Option("--scorer", help="heuristic (offline) or a model spec (an LLM judge).")
+]
+KOption = Annotated[int, typer.Option("--k", help="Pairs to select.", min=0)]
 
 
 def note(text: str) -> None:
-    console.print(f"[yellow]note:[/] {text}", highlight=False, soft_wrap=True)
+    print_note(text)
 
 
 @instruct_app.command("read")
 def read_command(
     data: DataArgument,
-    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+    limit: LimitOption = None,
 ) -> None:
     """Read instruction data and show what was found: formats, code, tests."""
     from benchmorph.instruct.read import read_instructions
@@ -99,17 +122,15 @@ def pairs_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Accepted pairs JSONL.")] = Path(
         "benchmorph-out/pairs.jsonl"
     ),
-    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
+    limit: LimitOption = None,
+    concurrency: ConcurrencyOption = None,
     embedder: Embedder = "local",
-    max_dq: Annotated[
-        float | None, typer.Option("--max-dq", help="Reject pairs whose D_Q is above this.", min=0.0)
-    ] = None,
-    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.7,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001)] = 300.0,
-    retries: Annotated[int, typer.Option("--retries", min=0)] = 5,
+    max_dq: MaxDqOption = None,
+    temperature: TemperatureOption = 0.7,
+    max_tokens: MaxTokensOption = 1024,
+    seed: RunSeedOption = 0,
+    timeout: TimeoutOption = 300.0,
+    retries: RetriesOption = 5,
     cache_path: CachePath = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
@@ -157,12 +178,8 @@ def parse_data_options(values: list[str]) -> dict[str, Path]:
 @instruct_app.command("decontaminate")
 def decontaminate_command(
     pairs_file: Annotated[Path, typer.Argument(help="Pairs JSONL (from `instruct pairs`).")],
-    against: Annotated[
-        str, typer.Option("--against", help="Benchmarks (names or variant files), comma-separated.")
-    ] = "humaneval,mbpp+",
-    data: Annotated[
-        list[str] | None, typer.Option("--data", help="NAME=PATH: a local copy of a named benchmark.")
-    ] = None,
+    against: AgainstOption = "humaneval,mbpp+",
+    data: BenchDataOption = None,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Kept pairs (default: PAIRS.clean.jsonl).")
     ] = None,
@@ -234,13 +251,11 @@ def print_table2(table: dict[str, dict[int, float | None]]) -> None:
 @instruct_app.command("score")
 def score_command(
     pairs_file: Annotated[Path, typer.Argument(help="Pairs JSONL.")],
-    scorer: Annotated[
-        str, typer.Option("--scorer", help="heuristic (offline) or a model spec (an LLM judge).")
-    ] = HEURISTIC,
+    scorer: ScorerOption = HEURISTIC,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Scored pairs (default: PAIRS.scored.jsonl).")
     ] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
+    concurrency: ConcurrencyOption = None,
     cache_path: CachePath = None,
 ) -> None:
     """Difficulty 1-5 of both sides of each pair, and the paper's Table 2."""
@@ -276,7 +291,7 @@ def check_format(fmt: str) -> Format:
 @instruct_app.command("export")
 def export_command(
     selected: Annotated[Path, typer.Argument(help="Pairs JSONL to add (e.g. from `instruct select`).")],
-    base: Annotated[str, typer.Option("--base", help="The original instruction data.")],
+    base: BaseOption,
     fmt: FormatOption = "alpaca",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path(
         "benchmorph-out/ctf-instruct"
@@ -301,7 +316,7 @@ def mix_command(
     selected: Annotated[
         Path, typer.Argument(help="Pairs JSONL, in priority order (e.g. from `instruct select`).")
     ],
-    base: Annotated[str, typer.Option("--base", help="The original instruction data.")],
+    base: BaseOption,
     ratios: Annotated[
         str, typer.Option("--ratios", help="Counterfactuals as % of the base size, comma-separated.")
     ] = "0,10,20,40,80",
@@ -368,13 +383,13 @@ def print_selection(summary: dict[str, object]) -> None:
 @instruct_app.command("select")
 def select_command(
     pairs_file: Annotated[Path, typer.Argument(help="Pairs JSONL (scored, for --method difficulty).")],
-    base: Annotated[str, typer.Option("--base", help="The original instruction data (the initial centers).")],
-    k: Annotated[int, typer.Option("--k", help="Pairs to select.", min=0)] = 30000,
+    base: BaseOption,
+    k: KOption = 30000,
     method: MethodOption = "kcenter",
     trim_quantile: TrimOption = 0.99,
     dim: DimOption = None,
     embedder: Embedder = "local",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: RunSeedOption = 0,
     device: Annotated[
         str, typer.Option("--device", help="cpu, or cuda where torch has it (untested here).")
     ] = "cpu",
@@ -418,24 +433,20 @@ def build_command(
         "benchmorph-out/ctf-instruct"
     ),
     embedder: Embedder = "local",
-    against: Annotated[
-        str, typer.Option("--against", help="Benchmarks to decontaminate against.")
-    ] = "humaneval,mbpp+",
-    data_paths: Annotated[
-        list[str] | None, typer.Option("--data", help="NAME=PATH: a local copy of a named benchmark.")
-    ] = None,
-    scorer: Annotated[str, typer.Option("--scorer", help="heuristic or a model spec.")] = HEURISTIC,
-    k: Annotated[int, typer.Option("--k", help="Pairs to select.", min=0)] = 30000,
+    against: AgainstOption = "humaneval,mbpp+",
+    data_paths: BenchDataOption = None,
+    scorer: ScorerOption = HEURISTIC,
+    k: KOption = 30000,
     method: MethodOption = "kcenter",
     trim_quantile: TrimOption = 0.99,
     dim: DimOption = None,
     fmt: FormatOption = "alpaca",
-    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
-    max_dq: Annotated[float | None, typer.Option("--max-dq", min=0.0)] = None,
-    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.7,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
+    limit: LimitOption = None,
+    max_dq: MaxDqOption = None,
+    temperature: TemperatureOption = 0.7,
+    max_tokens: MaxTokensOption = 1024,
+    seed: RunSeedOption = 0,
+    concurrency: ConcurrencyOption = None,
     cache_path: CachePath = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,

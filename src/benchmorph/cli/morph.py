@@ -8,21 +8,34 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from benchmorph.cli.shared import (
+from benchmorph.cli.options import (
+    BackoffOption,
+    CachePathOption,
+    ConcurrencyOption,
     DataOption,
+    LimitOption,
+    MaxTokensOption,
     MemoryOption,
+    RetriesOption,
+    RunSeedOption,
     SandboxOption,
+    TasksOption,
+    TemperatureOption,
+    TimeoutOption,
     WorkersOption,
-    app,
-    console,
-    make_engine,
-    out_console,
-    progress,
 )
+from benchmorph.cli.shared import app, make_engine, out_console, progress
+from benchmorph.cli.shared import note as print_note
 
-# Option defaults, the library's own values (tests/test_cli_startup.py checks they match):
+# Option defaults, the library's own values (tests/cli/test_cli_startup.py checks they match):
 # importing their modules here would cost every command's start-up.
-DEFAULT_EPSILON = 0.13  # benchmorph.morph.transforms.mine.mine.DEFAULT_EPSILON
+DEFAULT_EPSILON = (
+    0.13  # benchmorph.morph.common.figures.DEFAULT_EPSILON (inlined: no library import at start-up)
+)
+DEFAULT_LAMBDA = 1.2  # benchmorph.morph.common.figures.DEFAULT_LAMBDA
+EpsilonOption = Annotated[
+    float, typer.Option("--epsilon", help="Largest D_Q (wording change) kept.", min=0.0)
+]
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
@@ -84,7 +97,7 @@ def run_and_print(
         f"{len(report.variants)} variants of {report.problems_with_variant} of {report.parents} problems"
     )
     for note in report.notes:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        print_note(note)
     out_console.print(f"variants: {variants_path}\ncandidates (for review): {candidates_path}")
     return report
 
@@ -145,10 +158,10 @@ def run_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Variants JSONL to write.")] = Path(
         "benchmorph-out/variants.jsonl"
     ),
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
-    tasks: Annotated[str | None, typer.Option("--tasks")] = None,
-    cache_path: Annotated[Path | None, typer.Option("--cache-path")] = None,
+    seed: RunSeedOption = 0,
+    limit: LimitOption = None,
+    tasks: TasksOption = None,
+    cache_path: CachePathOption = None,
     data: DataOption = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,
@@ -168,9 +181,7 @@ def mine_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Variants JSONL to write.")] = Path(
         "benchmorph-out/variants.jsonl"
     ),
-    epsilon: Annotated[
-        float, typer.Option("--epsilon", help="Largest D_Q (wording change) kept.", min=0.0)
-    ] = DEFAULT_EPSILON,
+    epsilon: EpsilonOption = DEFAULT_EPSILON,
     keep_all: Annotated[
         bool, typer.Option("--all", help="Keep every valid variant, not one per problem.")
     ] = False,
@@ -202,24 +213,24 @@ def ctf_command(
     solutions: Annotated[
         int, typer.Option("--solutions", "-m", help="Solver solutions per candidate.", min=2)
     ] = 3,
-    epsilon: Annotated[float, typer.Option("--epsilon", help="Largest D_Q kept.", min=0.0)] = 0.13,
-    lam: Annotated[float, typer.Option("--lam", help="Selection: argmax D_S - lam * D_Q.", min=0.0)] = 1.2,
+    epsilon: EpsilonOption = DEFAULT_EPSILON,
+    lam: Annotated[
+        float, typer.Option("--lam", help="Selection: argmax D_S - lam * D_Q.", min=0.0)
+    ] = DEFAULT_LAMBDA,
     min_agreement: Annotated[
         int, typer.Option("--min-agreement", help="Solutions that must agree for Robust/CTF.", min=2)
     ] = 2,
     embedder: Annotated[str, typer.Option("--embedder", help="Embedder spec for D_S.")] = "local",
-    temperature: Annotated[
-        float, typer.Option("--temperature", help="Sampling temperature (both models).", min=0.0)
-    ] = 0.8,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001)] = 300.0,
-    retries: Annotated[int, typer.Option("--retries", min=0)] = 5,
-    backoff: Annotated[float, typer.Option("--backoff", min=0.0)] = 1.0,
-    cache_path: Annotated[Path | None, typer.Option("--cache-path")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
-    tasks: Annotated[str | None, typer.Option("--tasks")] = None,
+    temperature: TemperatureOption = 0.8,
+    max_tokens: MaxTokensOption = 1024,
+    seed: RunSeedOption = 0,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = 300.0,
+    retries: RetriesOption = 5,
+    backoff: BackoffOption = 1.0,
+    cache_path: CachePathOption = None,
+    limit: LimitOption = None,
+    tasks: TasksOption = None,
     data: DataOption = None,
     workers: WorkersOption = None,
     sandbox: SandboxOption = None,

@@ -13,6 +13,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    Task,
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
@@ -25,7 +26,7 @@ class RateColumn(TextColumn):
     def __init__(self) -> None:
         super().__init__("")
 
-    def render(self, task) -> Text:  # type: ignore[override]
+    def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
         return Text(f"{speed:6.1f}/s" if speed else "     -/s", style="progress.data.speed")
 
@@ -42,7 +43,7 @@ def progress_bar(console: Console, description: str, total: int | None) -> Itera
             yield advance
         return
     columns = (
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),  # a file name is not markup
         BarColumn(),
         MofNCompleteColumn(),
         TaskProgressColumn(),
@@ -74,7 +75,7 @@ def plain_progress(
 
     def line() -> str:
         elapsed = time.monotonic() - started
-        done, whole = state["done"], state["total"]
+        done, whole = int(state["done"] or 0), state["total"]
         rate = done / elapsed if elapsed > 0 else 0.0
         text = f"{description}: {done}/{whole if whole is not None else '?'} ({rate:.1f}/s, {elapsed:.0f}s"
         if whole and rate > 0 and done < whole:

@@ -7,15 +7,8 @@ from typing import Annotated
 
 import typer
 
-from benchmorph.cli.shared import (
-    SandboxOption,
-    WorkersOption,
-    app,
-    console,
-    fail,
-    make_engine,
-    show_report_files,
-)
+from benchmorph.cli.options import SandboxOption, WorkersOption
+from benchmorph.cli.shared import app, console, fail, make_engine, show_report_files
 
 
 @app.command("report")

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from benchmorph.cli.shared import SandboxOption, WorkersOption, app, make_engine, out_console
+from benchmorph.cli.options import SandboxOption, WorkersOption
+from benchmorph.cli.shared import app, make_engine, out_console
 
 if TYPE_CHECKING:
     from benchmorph.data.models import Variant

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from benchmorph.cli.shared import app, console, out_console, progress
+from benchmorph.cli.options import CachePathOption, MaxTokensOption, TemperatureOption
+from benchmorph.cli.shared import app, note, out_console, progress
 
 scenarios_app = typer.Typer(
     help="Scenario pools of the LLM metamorphic generator (`morph run metamorphic --generator SPEC`).",
@@ -51,11 +50,11 @@ def show_command(
         for _, found in pools:
             table.add_row(
                 found.key,
-                escape(found.generator or "-"),
+                found.generator or "-",
                 f"{len(found.scenarios)} of {found.target}",
                 str(found.metadata.get("rounds", "?")),
-                escape(_embedding(found.metadata)),
-                escape(str(found.metadata.get("stopped", ""))),
+                _embedding(found.metadata),
+                str(found.metadata.get("stopped", "")),
             )
         out_console.print(table)
         return
@@ -64,18 +63,16 @@ def show_command(
     for column in ("#", "name", "description", "origin"):
         table.add_column(column)
     for number, scenario in enumerate(found.scenarios, 1):
-        table.add_row(str(number), escape(scenario.name), escape(scenario.description), scenario.origin)
+        table.add_row(str(number), scenario.name, scenario.description, scenario.origin)
     out_console.print(table)
-    out_console.print(f"generator: {escape(found.generator or '-')}")
-    out_console.print(f"embedding step: {escape(_embedding(found.metadata))}")
+    out_console.print(f"generator: {found.generator or '-'}")
+    out_console.print(f"embedding step: {_embedding(found.metadata)}")
     rejected = found.metadata.get("rejected") or []
     out_console.print(f"near-duplicates dropped: {len(rejected)}")
     for item in rejected[:20]:
-        out_console.print(
-            f"  {escape(item.get('scenario', '?'))}  <- {escape(item.get('reason', '?'))}", soft_wrap=True
-        )
+        out_console.print(f"  {item.get('scenario', '?')}  <- {item.get('reason', '?')}", soft_wrap=True)
     for error in found.metadata.get("errors") or []:
-        console.print(f"[yellow]note:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+        note(str(error))
     if path is not None:
         out_console.print(f"file: {path}")
 
@@ -90,9 +87,9 @@ def grow_command(
             "--embedder", help="Embedder spec for the cosine de-duplication step (off when not given)."
         ),
     ] = None,
-    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.8,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
-    cache_path: Annotated[Path | None, typer.Option("--cache-path", help="LLM cache file.")] = None,
+    temperature: TemperatureOption = 0.8,
+    max_tokens: MaxTokensOption = 1024,
+    cache_path: CachePathOption = None,
 ) -> None:
     """Grow the pool for these settings to --scenarios (or reuse the saved one); a larger target replays
     the cached rounds of a smaller one and continues from there."""
@@ -113,14 +110,14 @@ def grow_command(
             on_saved=lambda path, reused: where.update(path=path, reused=reused),
         )
     for error in pool.metadata.get("errors") or []:
-        console.print(f"[yellow]note:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+        note(str(error))
     state = "reused" if where.get("reused") else "grown"
     out_console.print(
         f"pool {pool.key} ({state}): {len(pool.scenarios)} of {pool.target} scenarios; "
         f"{len(pool.metadata.get('rejected') or [])} near-duplicates dropped; "
-        f"embedding step {escape(_embedding(pool.metadata))}",
+        f"embedding step {_embedding(pool.metadata)}",
         soft_wrap=True,
     )
     if not pool.complete:
-        console.print(f"[yellow]note:[/] {escape(str(pool.metadata.get('stopped')))}", highlight=False)
+        note(str(pool.metadata.get("stopped")))
     out_console.print(f"file: {where.get('path')}")

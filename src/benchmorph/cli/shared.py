@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from benchmorph.cli.progress import progress_bar
 
@@ -28,55 +27,47 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-console = Console(stderr=True)
-out_console = Console()
+# Literal printing: what benchmorph prints is mostly user-derived (paths, task ids, messages, sample
+# text, exception text), and Rich would read "[ray]" or "list[int]" as markup and ":100:" as an
+# emoji code.  So markup and emoji codes are off on both consoles, and the few styled words
+# (``labelled``, ``alarm``) are Text with a style, never markup in a string.
+console = Console(stderr=True, markup=False, emoji=False)
+out_console = Console(markup=False, emoji=False)
 
-WorkersOption = Annotated[
-    int | None, typer.Option("--workers", "-j", help="Sandbox workers (default: number of cores).")
-]
-MinTimeOption = Annotated[
-    float, typer.Option("--min-time-limit", help="Smallest per-test time limit, seconds.")
-]
-FactorOption = Annotated[
-    float, typer.Option("--time-factor", help="Per-test limit = max(min, factor x reference time).")
-]
-SandboxOption = Annotated[
-    str | None,
-    typer.Option(
-        "--sandbox",
-        help="bwrap (default: bubblewrap isolation, the run stops if it cannot start) or rlimits "
-        "(no file-system or network isolation, only by explicit choice). Default: $BENCHMORPH_SANDBOX or bwrap.",
-        show_default=False,
-    ),
-]
-MemoryOption = Annotated[
-    int | None,
-    typer.Option(
-        "--memory-mb",
-        min=64,
-        help="Memory cap per sample, in MB, for all its processes together (a cgroup where one is "
-        "writable, else per process). Default: 4096.",
-        show_default=False,
-    ),
-]
-TestDetailsOption = Annotated[
-    bool,
-    typer.Option(
-        "--test-details/--first-failure",
-        help="Run every test and keep the per-test table (default: stop each sample at its first failing "
-        "test, as EvalPlus does; the verdicts' statuses are the same).",
-    ),
-]
-DataOption = Annotated[
-    Path | None,
-    typer.Option("--data", help="Local data file for the benchmark (instead of the cached download)."),
-]
+
+def labelled(label: str, text: str, style: str = "yellow") -> Text:
+    """``label: text`` with the label styled and the text printed exactly as it is."""
+    return Text.assemble((f"{label}:", style), " ", text)
+
+
+def note(text: str) -> None:
+    """One literal ``note:`` line on stderr, however narrow the terminal."""
+    console.print(labelled("note", text), highlight=False, soft_wrap=True)
+
+
+def alarm(text: str) -> Text:
+    """A table cell that must be seen (a weaker sandbox, a flagged model): bold red, literal."""
+    return Text(text, style="bold red")
+
+
+def literal_help(typer_app: typer.Typer) -> None:
+    """Plain help for ``typer_app`` and every command group under it: brackets render, nothing is cut.
+
+    Rich help parses option texts as markup (``'benchmorph[ray]'`` lost its ``[ray]``) and lays
+    options out in a table whose columns are cut with an ellipsis at 80 columns; Click's own
+    formatter prints the text as written and wraps it at the terminal's width.
+    """
+    typer_app.rich_markup_mode = None
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            literal_help(group.typer_instance)
 
 
 def fail(message: str, code: int = 2) -> None:
     # soft_wrap: one line however narrow the terminal (or 80 columns when piped), as main() prints InputError.
-    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    console.print(labelled("error", message, "bold red"), highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -87,9 +78,9 @@ def progress(description: str, total: int | None) -> AbstractContextManager[Call
 
 def show_notice(notice: Notice) -> None:
     """Print what a library function wants the user to hear, as it happens: one line each, on stderr."""
-    prefix = "" if notice.level == "info" else f"[yellow]{notice.level}:[/] "
+    line = Text(notice.text) if notice.level == "info" else labelled(notice.level, notice.text)
     # soft_wrap: one line however narrow the terminal, so logs can be searched for it.
-    console.print(prefix + escape(notice.text), highlight=False, soft_wrap=True)
+    console.print(line, highlight=False, soft_wrap=True)
 
 
 def show_report_files(files: ReportFiles) -> None:
@@ -120,7 +111,7 @@ def summary_table(title: str, rows: dict[str, dict]) -> Table:
         statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
         cells = [f"{summary[k]:.3f}" if k in summary else "-" for k in ks]
         sandbox = summary.get("isolation", "?")
-        shown = sandbox if sandbox == "bwrap" else f"[bold red]{sandbox}[/]"
+        shown = sandbox if sandbox == "bwrap" else alarm(sandbox)
         table.add_row(
             label,
             str(summary["n_problems"]),
@@ -133,12 +124,12 @@ def summary_table(title: str, rows: dict[str, dict]) -> Table:
     return table
 
 
-def memory_cap_cell(memory_limit: dict | None) -> str:
+def memory_cap_cell(memory_limit: dict | None) -> str | Text:
     """The per-sample memory cap and how it holds; per process only (rlimits) is the weaker mode, in red."""
     if not memory_limit:
         return "?"
     text = f"{memory_limit.get('mb', '?')} MB {memory_limit.get('mode', '?')}"
-    return text if str(memory_limit.get("mode", "")).startswith("cgroup") else f"[bold red]{text}[/]"
+    return text if str(memory_limit.get("mode", "")).startswith("cgroup") else alarm(text)
 
 
 def make_engine(
@@ -161,25 +152,6 @@ def make_engine(
     engine = Engine(workers=workers, limits=limits, isolation=sandbox, test_details=test_details)
     engine.check_sandbox()
     return engine
-
-
-BackendOption = Annotated[
-    str,
-    typer.Option(
-        "--backend",
-        help="Where samples run: local (this machine's worker pool) or ray (one pool per node of a Ray "
-        "cluster; needs pip install 'benchmorph[ray]').",
-    ),
-]
-RayAddressOption = Annotated[
-    str | None,
-    typer.Option(
-        "--ray-address",
-        help="The Ray cluster for --backend ray (head host:port, or auto). Default: a Ray instance "
-        "started on this machine for the run and stopped at its end.",
-        show_default=False,
-    ),
-]
 
 
 def make_executor(

@@ -7,21 +7,25 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from benchmorph.cli.shared import (
+from benchmorph.cli.options import (
+    CachePathOption,
+    ConcurrencyOption,
     DataOption,
+    JsonOption,
+    LimitOption,
+    MaxTokensOption,
     MemoryOption,
+    RetriesOption,
+    RunSeedOption,
     SandboxOption,
+    TasksOption,
+    TemperatureOption,
+    TimeoutOption,
     WorkersOption,
-    app,
-    console,
-    fail,
-    make_engine,
-    out_console,
-    progress,
 )
+from benchmorph.cli.shared import app, fail, make_engine, note, out_console, progress
 
 tests_app = typer.Typer(
     help="Generate tests for a benchmark and measure test suites by the mutants they kill.",
@@ -32,9 +36,6 @@ app.add_typer(tests_app, name="tests")
 # benchmorph.testgen.saturation.SATURATION_WINDOW, written out so the CLI starts without the library
 # (tests/test_cli_startup.py holds them equal).
 SATURATION_WINDOW = 200
-
-LimitOption = Annotated[int | None, typer.Option("--limit", help="Only the first N problems.", min=1)]
-TasksOption = Annotated[str | None, typer.Option("--tasks", help="Only these task ids, comma-separated.")]
 
 
 def journal_path(out: Path) -> Path:
@@ -73,7 +74,7 @@ def augment_command(
     input_time_limit: Annotated[
         float, typer.Option("--input-time-limit", help="Most seconds one input may take.", min=0.001)
     ] = 1.0,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: RunSeedOption = 0,
     reduce: Annotated[
         bool, typer.Option("--reduce/--no-reduce", help="Keep only tests that add coverage or mutant kills.")
     ] = True,
@@ -87,12 +88,12 @@ def augment_command(
         int, typer.Option("--llm-inputs", help="Inputs asked of the generator per answer.", min=1)
     ] = 10,
     answers: Annotated[int, typer.Option("--answers", help="Generator answers per problem.", min=1)] = 1,
-    temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.8,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 1024,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1)] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001)] = 300.0,
-    retries: Annotated[int, typer.Option("--retries", min=0)] = 5,
-    cache_path: Annotated[Path | None, typer.Option("--cache-path")] = None,
+    temperature: TemperatureOption = 0.8,
+    max_tokens: MaxTokensOption = 1024,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = 300.0,
+    retries: RetriesOption = 5,
+    cache_path: CachePathOption = None,
     limit: LimitOption = None,
     tasks: TasksOption = None,
     data: DataOption = None,
@@ -168,13 +169,11 @@ def augment_command(
         f"{summary.tests} tests, {per:.1f} per problem; {summary.seconds:.0f} s of problem time"
     )
     for task_id, reason in summary.skipped.items():
-        console.print(f"[yellow]note:[/] {task_id} not augmented: {reason}", highlight=False, soft_wrap=True)
+        note(f"{task_id} not augmented: {reason}")
     if summary.without_contract:
-        console.print(
-            f"[yellow]note:[/] {summary.without_contract} problems have no input contract: every input their "
-            "reference runs on was accepted, including inputs the description may rule out",
-            highlight=False,
-            soft_wrap=True,
+        note(
+            f"{summary.without_contract} problems have no input contract: every input their "
+            "reference runs on was accepted, including inputs the description may rule out"
         )
     out_console.print(f"augmented: {out}\nper-problem journal (resume): {journal_path(out)}")
 
@@ -194,8 +193,8 @@ def score_command(
     by_origin: Annotated[
         bool, typer.Option("--by-origin", help="Also score each suite's base tests alone (e.g. MBPP+ base).")
     ] = False,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the scores as JSON here.")] = None,
+    seed: RunSeedOption = 0,
+    json_out: JsonOption = None,
     limit: LimitOption = None,
     tasks: TasksOption = None,
     data: DataOption = None,
@@ -233,7 +232,7 @@ def score_command(
         table.add_column(column, justify="left" if column == "suite" else "right")
     for score in scores:
         table.add_row(
-            escape(score.name),
+            score.name,
             str(score.problems),
             f"{score.tests_per_problem:.1f}",
             f"{score.killed}/{score.mutants}",
@@ -244,7 +243,7 @@ def score_command(
     out_console.print(table)
     left_out = len(problems) - (scores[0].problems if scores else 0)
     if left_out:
-        console.print(f"[yellow]note:[/] {left_out} problems are missing from some suite and are not scored")
+        note(f"{left_out} problems are missing from some suite and are not scored")
     out_console.print(
         "killed: mutants of the reference that fail a test of the suite. Equivalent mutants (the "
         "reference's behaviour on every valid input) cannot be told apart automatically, so scores are "

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-NoticeLevel = Literal["info", "note", "warning"]
+NoticeLevel = Literal["info", "note", "warning", "hint"]
 
 
 @dataclass(frozen=True)
 class Notice:
     """Something the user should hear about.  ``info``: a status line; ``note``: data left out as
-    designed (inputs a contract rejects); ``warning``: something the user may have to check or fix."""
+    designed (inputs a contract rejects); ``warning``: something the user may have to check or fix;
+    ``hint``: a way to get more out of the run (the CLI prints it last)."""
 
     level: NoticeLevel
     text: str

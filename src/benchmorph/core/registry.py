@@ -141,6 +141,10 @@ class Registry(Generic[T]):
 
         return decorate
 
+    def remove(self, name: str) -> None:
+        """Forget ``name`` (a test's temporary entry, a plug-in unloaded); unknown names are ignored."""
+        self._entries.pop(name, None)
+
     # ------------------------------------------------------------ discovery
 
     def discover(self) -> None:

@@ -8,9 +8,9 @@ import json
 import os
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from benchmorph.data.errors import InputError
 from benchmorph.data.storage import space_for
@@ -18,7 +18,7 @@ from benchmorph.data.storage import space_for
 
 def _open_binary(path: Path) -> IO[bytes]:
     if path.suffix == ".gz":
-        return gzip.open(path, "rb")
+        return cast(IO[bytes], gzip.open(path, "rb"))
     return path.open("rb")
 
 
@@ -69,7 +69,7 @@ def _decode(raw: bytes, *, path: Path, line: int) -> str:
         ) from None
 
 
-def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl(path: str | Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
     """Yield (line number, object) for each non-blank line; a bad line raises InputError."""
     path = Path(path)
     if not path.exists():

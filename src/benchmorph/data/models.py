@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from benchmorph.data import values
 
@@ -76,6 +76,16 @@ class Problem(BaseModel):
     # as LiveCodeBench's JSON cannot tell them apart); human-eval style asserts are strict.
     strict_sequences: bool = True
     source: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("oracle")
+    @classmethod
+    def _known_oracle(cls, value: str | None) -> str | None:
+        if value is not None:
+            from benchmorph.data.oracles import ORACLES
+
+            if value not in ORACLES:
+                raise ValueError(f"unknown oracle {value!r} (known: {', '.join(sorted(ORACLES.names()))})")
+        return value
 
     def content_hash(self) -> str:
         """Hash of everything that determines expected outputs and reference timings."""

@@ -3,17 +3,20 @@
 A loader turns a name (or a user's file) into Problems whose tests hold
 inputs; expected outputs are filled later by running the reference in the
 sandbox (``benchmorph.execution.prepare``), since the data layer never runs
-untrusted code.  Adding a benchmark is one module that calls
-:func:`register_benchmark` at import time.
+untrusted code.  Adding a benchmark or a file format is one new module in
+``benchmorph.data.formats`` (or a plug-in's, named by an entry point in the
+group ``benchmorph.formats``) that calls :func:`register_benchmark` or
+:func:`register_format` when imported; both registries find such modules
+themselves.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmorph.core.registry import Registry
 from benchmorph.data.errors import InputError
 from benchmorph.data.jsonl import read_jsonl
 from benchmorph.data.models import Problem
@@ -39,6 +42,9 @@ class FormatEntry:
     name: str
     detect: Detector
     loader: Loader
+    # Detectors are tried in this order (then registration order): a format whose rows another's
+    # detector would also accept goes first (native files before everything else).
+    priority: int = 50
 
 
 @dataclass
@@ -78,39 +84,29 @@ def select_problems(
     return chosen
 
 
-_BENCHMARKS: dict[str, BenchmarkEntry] = {}
-_FORMATS: list[FormatEntry] = []
-
-# Modules that register benchmarks and formats when imported.
-_LOADER_MODULES = (
-    "benchmorph.data.formats.native",
-    "benchmorph.data.formats.humaneval",
-    "benchmorph.data.formats.evalplus",
-    "benchmorph.data.formats.evoeval",
-    "benchmorph.data.formats.livecodebench",
+BENCHMARKS: Registry[BenchmarkEntry] = Registry(
+    "benchmark", packages=("benchmorph.data.formats",), group="benchmorph.formats", unknown=InputError
+)
+FORMATS: Registry[FormatEntry] = Registry(
+    "file format", packages=("benchmorph.data.formats",), group="benchmorph.formats", unknown=InputError
 )
 
 
 def register_benchmark(entry: BenchmarkEntry) -> None:
-    _BENCHMARKS[entry.name] = entry
+    BENCHMARKS.add(entry.name, entry)
 
 
 def register_format(entry: FormatEntry) -> None:
-    _FORMATS.append(entry)
+    FORMATS.add(entry.name, entry)
 
 
-def _import_loaders() -> None:
-    for module in _LOADER_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+def _formats() -> list[FormatEntry]:
+    entries = [entry for _, entry in FORMATS.items()]
+    return sorted(entries, key=lambda entry: entry.priority)  # stable: registration order within a priority
 
 
 def available_benchmarks() -> list[BenchmarkEntry]:
-    _import_loaders()
-    return sorted(_BENCHMARKS.values(), key=lambda entry: entry.name)
+    return sorted((entry for _, entry in BENCHMARKS.items()), key=lambda entry: entry.name)
 
 
 def _unrecognised(path: Path) -> InputError:
@@ -140,10 +136,9 @@ def _unrecognised(path: Path) -> InputError:
 
 def load_benchmark(name_or_path: str, data_path: str | Path | None = None) -> Benchmark:
     """Load a benchmark by registered name (optionally from a local data file) or by file path."""
-    _import_loaders()
     key = name_or_path.lower()
-    if key in _BENCHMARKS:
-        entry = _BENCHMARKS[key]
+    if key in BENCHMARKS:
+        entry = BENCHMARKS.get(key)
         problems = entry.loader(Path(data_path) if data_path else None)
         if not problems and data_path:
             raise InputError("no problems in this file (empty?)", path=data_path)
@@ -151,11 +146,11 @@ def load_benchmark(name_or_path: str, data_path: str | Path | None = None) -> Be
         return Benchmark(entry.name, problems, {"benchmark": name_or_path, "data": data})
     path = Path(name_or_path)
     if path.exists():
-        for fmt in _FORMATS:
+        for fmt in _formats():
             if fmt.detect(path):
                 return Benchmark(
                     path.stem, fmt.loader(path), {"benchmark": str(path.resolve()), "data": None}
                 )
         raise _unrecognised(path)
-    names = ", ".join(sorted(_BENCHMARKS))
+    names = ", ".join(sorted(BENCHMARKS.names()))
     raise InputError(f"unknown benchmark '{name_or_path}' (not a file; known: {names})")

@@ -21,8 +21,9 @@ from benchmorph.data.models import Problem, Sample, TestResult, Variant, Verdict
 from benchmorph.data.storage import write_text_atomic
 from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.passk import dypass_at_k_table, dypass_counts, pass_at_k_table, sample_counts
+from benchmorph.evaluation.sample_code import SanitizeReport
 from benchmorph.execution.backends import ExecutionBackend
-from benchmorph.execution.engine import Job
+from benchmorph.execution.engine import Job, TimeoutReruns
 
 
 @dataclass
@@ -36,6 +37,10 @@ class Evaluation:
     reused: int = 0
     # The per-sample memory cap and how it held (Engine.resource_limits).
     memory_limit: dict[str, Any] | None = None
+    # What re-running the timed-out samples changed (the flake rate); None: nothing was run here.
+    reruns: TimeoutReruns | None = None
+    # What the sanitizer changed (``evaluate --sanitize``, or at generation for ``run``); None: not applied.
+    sanitizer: SanitizeReport | None = None
 
     def summary(self) -> dict[str, Any]:
         parents = {task: p.parent_id for task, p in self.problems.items() if isinstance(p, Variant)}
@@ -43,6 +48,15 @@ class Evaluation:
             self.benchmark, self.samples, self.verdicts, self.isolation, self.memory_limit, parents
         )
         summary["reused_verdicts"] = self.reused
+        if self.reruns is not None:
+            summary["timeout_reruns"] = {
+                "rerun": self.reruns.rerun,
+                "changed": self.reruns.changed,
+                "flake_rate": self.reruns.changed / self.reruns.rerun if self.reruns.rerun else 0.0,
+                "changed_samples": list(self.reruns.changed_ids),
+            }
+        if self.sanitizer is not None:
+            summary["sanitizer"] = self.sanitizer.summary()
         return summary
 
 
@@ -98,8 +112,9 @@ def evaluate_samples(
     done = [verdict for verdict in verdicts if verdict is not None]
     unanswered = sum(1 for sample in samples if sample.error is not None)
     reused = len(jobs) - len(todo) - unanswered
+    reruns = engine.reruns if todo else TimeoutReruns()
     return Evaluation(
-        benchmark, problems, list(samples), done, engine.isolation, reused, engine.resource_limits
+        benchmark, problems, list(samples), done, engine.isolation, reused, engine.resource_limits, reruns
     )
 
 
@@ -146,15 +161,22 @@ def summarize(
     return summary
 
 
-def verdict_rows(verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
-    return [verdict.model_dump(mode="json") for verdict in verdicts]
+def verdict_rows(verdicts: Sequence[Verdict], raw: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
+    """One JSON row per verdict; ``raw[i]``, where given, is the text the sanitizer read for sample ``i``
+    (kept beside the verdict as ``raw``, with ``sanitized: true``)."""
+    rows = [verdict.model_dump(mode="json") for verdict in verdicts]
+    for index, text in (raw or {}).items():
+        rows[index]["sanitized"] = True
+        rows[index]["raw"] = text
+    return rows
 
 
 def write_evaluation(out_dir: str | Path, evaluation: Evaluation) -> dict[str, Any]:
     """Write results.jsonl (one Verdict per sample) and summary.json; returns the summary."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(out / "results.jsonl", verdict_rows(evaluation.verdicts))
+    changed = evaluation.sanitizer.changed if evaluation.sanitizer is not None else None
+    write_jsonl(out / "results.jsonl", verdict_rows(evaluation.verdicts, changed))
     # EvoEval runs only: per-type pass@1, the composition ratio (benchmorph.evaluation.evolve_metrics).
     from benchmorph.evaluation.evolve_metrics import evolve_summary
 

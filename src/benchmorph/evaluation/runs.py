@@ -9,6 +9,7 @@ long run reports it at once) and kept in the result.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,13 @@ from benchmorph.data.samples import write_samples
 from benchmorph.evaluation.checkpoint import VerdictStore
 from benchmorph.evaluation.evaluate import Evaluation, evaluate_samples, write_evaluation
 from benchmorph.evaluation.manifest import write_manifest
+from benchmorph.evaluation.sample_code import (
+    SanitizeReport,
+    generated_changes,
+    raw_answer_hint,
+    sanitize_samples,
+    unparsable_message,
+)
 from benchmorph.execution.backends import ExecutionBackend
 from benchmorph.models import GenerationParams, GenerationReport, LLMCache, RetryPolicy, parse_spec
 from benchmorph.models.generate import generate
@@ -112,21 +120,37 @@ def prepare_problems(
     return {problem.id: problem for problem in report.problems}
 
 
-def unparsable_samples(samples: Sequence[Sample], shown: int = 10) -> list[str]:
+def unparsable_samples(
+    samples: Sequence[Sample], shown: int = 10, problems: Mapping[str, Problem] | None = None
+) -> list[str]:
     """One line per sample that is not Python (at most ``shown``, then a count): it is still judged,
-    as an error, but the user should know that the file holds something other than code."""
+    as an error, but the user should know that the file holds something other than code.  Each line
+    names the field the sample has (``solution`` or ``completion``) and the line inside that field."""
     lines = []
     for sample in samples:
-        try:
-            compile(sample.code, "<sample>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:
-            reason = getattr(exc, "msg", str(exc))
-            lines.append(
-                f"{sample.origin or sample.task_id}: field 'solution': not valid Python ({reason}); judged as an error"
-            )
+        message = unparsable_message(sample, (problems or {}).get(sample.task_id))
+        if message is not None:
+            lines.append(message)
     if len(lines) > shown:
         lines = lines[:shown] + [f"... and {len(lines) - shown} more samples that are not valid Python"]
     return lines
+
+
+def load_average() -> list[float] | None:
+    """The machine's 1, 5 and 15 minute load averages (None where the system does not say)."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def execution_record(engine: ExecutionBackend, load_at_start: list[float] | None) -> dict[str, Any]:
+    """What a run's manifest says about how samples ran: the limits, the sandbox and its modes, the load."""
+    return {
+        "limits": engine.limits.describe(),
+        "sandbox": {"isolation": engine.isolation, **engine.resource_limits},
+        "load_average": {"start": load_at_start, "end": load_average()},
+    }
 
 
 def _judge_into(
@@ -140,6 +164,7 @@ def _judge_into(
     resume: bool,
     progress: ProgressFactory,
     notices: _Notices,
+    sanitizer: SanitizeReport | None = None,
 ) -> tuple[Evaluation, dict[str, Any]]:
     """Prepare the problems the samples need, judge the samples with a checkpoint, write the results."""
     needed = [problems[task] for task in dict.fromkeys(sample.task_id for sample in samples)]
@@ -159,6 +184,21 @@ def _judge_into(
             evaluation = evaluate_samples(benchmark, ready, usable, engine, advance, store)
     finally:
         store.close()
+    if sanitizer is not None:
+        # Indices into ``usable``, the samples the evaluation holds.
+        where = {id(sample): index for index, sample in enumerate(usable)}
+        changed = {
+            where[id(samples[i])]: text for i, text in sanitizer.changed.items() if id(samples[i]) in where
+        }
+        evaluation.sanitizer = SanitizeReport(len(usable), changed, sanitizer.no_code)
+    reruns = evaluation.reruns
+    if reruns is not None and reruns.rerun:
+        notices(
+            Notice(
+                "info",
+                f"timeouts re-run at the end: {reruns.rerun}; verdicts the re-run changed: {reruns.changed}",
+            )
+        )
     return evaluation, write_evaluation(out_dir, evaluation)
 
 
@@ -171,6 +211,7 @@ def evaluate_run(
     samples_file: str | Path | None = None,
     label: str | None = None,
     resume: bool = True,
+    sanitize: bool = False,
     progress: ProgressFactory = no_progress,
     notify: Notify | None = None,
 ) -> RunResult:
@@ -182,18 +223,35 @@ def evaluate_run(
     must be filtered first (``read_samples`` does).  ``label`` names the progress bar (default: the
     samples file's name).  The engine is used, not closed: an ``Engine`` (this machine) or any
     ``ExecutionBackend``, such as ``make_backend("ray", ray_address=...)`` (every node of a Ray cluster).
+
+    ``sanitize=True`` reads each sample's ``completion`` or ``solution`` through the sanitizer first
+    (raw chat answers: fences, prose, repeated or truncated copies), keeps the text it read as ``raw``
+    in results.jsonl, and counts the samples it changed (``summary["sanitizer"]``).  Without it, a
+    run whose samples do not parse and read like raw answers ends with a ``hint`` notice.
     """
     if not samples:
         raise ValueError("evaluate_run needs at least one sample")
+    load_at_start = load_average()
     out = Path(out_dir)
     notices = _Notices(notify)
-    for line in unparsable_samples(samples):
-        notices(Notice("warning", line))
     by_id = bench.by_id()
+    report = None
+    if sanitize:
+        samples, report = sanitize_samples(samples, by_id)
+        notices(
+            Notice(
+                "info",
+                f"sanitizer: changed {len(report.changed)} of {report.samples} samples"
+                + (f"; found no code in {report.no_code} (judged as written)" if report.no_code else ""),
+            )
+        )
+    for line in unparsable_samples(samples, problems=by_id):
+        notices(Notice("warning", line))
     name = label or (Path(samples_file).name if samples_file is not None else "samples")
     evaluation, summary = _judge_into(
-        out, engine, bench.name, by_id, samples, name, resume=resume, progress=progress, notices=notices
-    )
+        out, engine, bench.name, by_id, samples, name, resume=resume, progress=progress, notices=notices,
+        sanitizer=report,
+    )  # fmt: skip
     models = Counter(sample.model for sample in samples)
     write_manifest(
         out,
@@ -202,7 +260,12 @@ def evaluate_run(
         model=models.most_common(1)[0][0],
         samples_file=str(Path(samples_file).resolve()) if samples_file is not None else None,
         source=bench.source,
+        execution=execution_record(engine, load_at_start),
     )
+    if not sanitize:
+        hint = raw_answer_hint(samples, by_id)
+        if hint is not None:
+            notices(Notice("hint", hint))
     return RunResult(out, summary, evaluation, notices.items)
 
 
@@ -284,19 +347,22 @@ def run_benchmark(
     params = params or GenerationParams()
     notices = _Notices(notify)
     report = generate_run(chosen, model, params, access=access, progress=progress, notify=notices)
+    load_at_start = load_average()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_samples(out / "samples.jsonl", report.samples)
+    by_id = bench.by_id()
     evaluation, summary = _judge_into(
         out,
         engine,
         bench.name,
-        bench.by_id(),
+        by_id,
         report.samples,
         model,
         resume=True,
         progress=progress,
         notices=notices,
+        sanitizer=generated_changes(report.samples, by_id),
     )
     write_manifest(
         out,
@@ -306,5 +372,6 @@ def run_benchmark(
         params=params.model_dump(),
         generation={"requests": report.requests, "cached": report.cached, "errors": report.errors},
         source=bench.source,
+        execution=execution_record(engine, load_at_start),
     )
     return RunResult(out, summary, evaluation, notices.items, report)

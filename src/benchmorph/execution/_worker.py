@@ -27,12 +27,14 @@ count hold for all its processes together, while the worker stays outside.
 
 from __future__ import annotations
 
+import builtins
 import errno
 import importlib.util
 import json
 import mmap
 import os
 import resource
+import select
 import selectors
 import shutil
 import signal
@@ -40,28 +42,50 @@ import struct
 import sys
 import time
 import traceback
+from importlib.machinery import SourceFileLoader
 
+# The worker itself reads and writes integers of any size (test inputs, outputs); a sample gets
+# Python's default limit back while its own code runs (``PlainPython``).
+DEFAULT_INT_DIGITS = sys.get_int_max_str_digits()
 sys.set_int_max_str_digits(0)
 
 
 def site_without_pth() -> None:
-    """What ``site`` gives model code, without running the .pth files of site-packages.
+    """What ``site`` gives model code, without running the imports in site-packages' .pth files.
 
     The host starts the worker with ``-S``: .pth files run arbitrary imports
     at start-up (here one imports certifi, which pulls in threading), and
     every module loaded in the worker is a cost in each sample's fork, where
     threading alone (its after-fork hook) costs a third of a millisecond.  So
     the interpreter's site-packages go on sys.path as ``site`` would put them,
-    and the builtins ``site`` adds (exit, quit, help, copyright...) are added,
-    since model code calls ``exit()``.
+    with the directories their .pth files name (the lines that are paths, not
+    ``import`` lines), and the builtins ``site`` adds (exit, quit, help,
+    copyright, credits, license), since model code calls ``exit()``.
     """
     if not sys.flags.no_site:
         return
     import site
 
     for path in site.getsitepackages():
-        if os.path.isdir(path) and path not in sys.path:
-            sys.path.append(path)
+        if not os.path.isdir(path) or path in sys.path:
+            continue
+        sys.path.append(path)
+        try:
+            names = sorted(name for name in os.listdir(path) if name.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(path, name), encoding="utf-8") as handle:
+                    lines = handle.read().splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for line in lines:
+                if not line.strip() or line.startswith(("#", "import ", "import\t")):
+                    continue
+                extra = os.path.abspath(os.path.join(path, line.rstrip()))
+                if os.path.exists(extra) and extra not in sys.path:
+                    sys.path.append(extra)
     site.setquit()
     site.setcopyright()
     site.sethelper()
@@ -70,6 +94,7 @@ def site_without_pth() -> None:
 site_without_pth()
 
 _spec = importlib.util.spec_from_file_location("benchmorph_values", sys.argv[1])
+assert _spec is not None and _spec.loader is not None
 values = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(values)
 
@@ -87,6 +112,17 @@ CGROUP_FDS = {
 }
 MEMORY_CGROUP = any("memory" in names for names in CGROUP_FDS.values())
 PIDS_CGROUP = any("pids" in names for names in CGROUP_FDS.values())
+# A read-only descriptor of the sample cgroup's CPU counter, and its format: "v1" (cpuacct.usage,
+# nanoseconds) or "v2" (cpu.stat, "usage_usec N" first).  None: the sample's process tree is read.
+# A read-only descriptor of the sample cgroup's pids.events ("max N": forks refused), or None.
+PIDS_EVENTS_FD = next((int(flag[12:]) for flag in FLAGS if flag.startswith("pids-events=")), None)
+CPU_FD, CPU_FORMAT = next(
+    (
+        (int(fd), kind)
+        for fd, _, kind in (flag[4:].partition(":") for flag in FLAGS if flag.startswith("cpu="))
+    ),
+    (None, ""),
+)
 IS_ROOT = os.geteuid() == 0
 MAX_ERROR = 400
 # The most coverage data one traced stdin run may send (more is cut, and the host then ignores it).
@@ -193,6 +229,205 @@ def describe(exc: BaseException) -> str:
     return text[:MAX_ERROR]
 
 
+# ------------------------------------------------------------------ time
+
+
+# How often a running test's CPU time is looked at (seconds of wall time, at most).
+CHECK_EVERY = 0.1
+# The pure wall-clock cap, as a multiple of the backstop: a last resort that nothing but a
+# machine loaded far beyond anything the backstop allows for reaches.
+WALL_CAP = 4.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class SampleClock:
+    """CPU seconds a sample's processes used, and how long its threads were running or queued for a CPU.
+
+    Time limits are charged in CPU time so that a verdict does not depend on
+    how busy the machine is.  With a cgroup, its counter (every process and
+    thread of the sample, reaped or not); without one, the sample's process
+    tree in /proc (the child's own threads and the children it waited for,
+    plus the live processes below it).  ``main_busy`` and ``others_busy`` say
+    how long the sample's threads have been running or ready to run
+    (/proc/.../schedstat: CPU time plus run-queue delay), which the wall-clock
+    backstop does not count, so that a busy machine does not stop a sample
+    that merely waits its turn for a CPU.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.sched_fd = self._open(f"/proc/{pid}/schedstat")
+        self.stat_fd = self._open(f"/proc/{pid}/stat") if CPU_FD is None else None
+
+    @staticmethod
+    def _open(path: str) -> int | None:
+        try:
+            return os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+
+    def cpu(self) -> float:
+        if CPU_FD is not None:
+            try:
+                data = os.pread(CPU_FD, 512, 0)
+                if CPU_FORMAT == "v1":
+                    return int(data) / 1e9
+                return int(data.split(None, 2)[1]) / 1e6  # "usage_usec N ..."
+            except (OSError, ValueError, IndexError):
+                pass
+        return self.tree_cpu()
+
+    def tree_cpu(self) -> float:
+        """CPU seconds of the child (all its threads, and the children it reaped) and its live descendants."""
+        ticks = 0
+        pending = [self.pid]
+        seen = 0
+        while pending and seen < 4096:
+            pid = pending.pop()
+            seen += 1
+            try:
+                if pid == self.pid and self.stat_fd is not None:
+                    stat = os.pread(self.stat_fd, 4096, 0)
+                else:
+                    fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+                    try:
+                        stat = os.read(fd, 4096)
+                    finally:
+                        os.close(fd)
+                fields = stat.rpartition(b")")[2].split()
+                # utime, stime, cutime, cstime (fields 14-17 of stat; 3 is the first after the name).
+                ticks += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+                fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY)
+                try:
+                    pending.extend(int(child) for child in os.read(fd, 1 << 16).split())
+                finally:
+                    os.close(fd)
+            except (OSError, ValueError, IndexError):
+                continue
+        return ticks / CLOCK_TICKS
+
+    def main_busy(self) -> float:
+        """Seconds the child's main thread has been running or ready to run (CPU + run-queue delay)."""
+        if self.sched_fd is None:
+            return 0.0
+        try:
+            fields = os.pread(self.sched_fd, 256, 0).split()
+            return (int(fields[0]) + int(fields[1])) / 1e9
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
+    def others_busy(self) -> float:
+        """The most seconds any other thread or process of the sample has been running or ready to run.
+
+        Read only when a test has run for a while (``TestTimer.expired``): a parent that waits
+        for its workers is not idle while they are busy or queued for a CPU.  Threads and
+        processes the sample left running from before the test count whole, which only makes
+        the backstop later, never earlier.
+        """
+        busiest = 0.0
+        pending = [self.pid]
+        seen = 0
+        while pending and seen < 4096:
+            pid = pending.pop()
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in threads:
+                seen += 1
+                base = f"/proc/{pid}/task/{tid}"
+                try:
+                    if tid != str(self.pid):
+                        fd = os.open(base + "/schedstat", os.O_RDONLY)
+                        try:
+                            fields = os.read(fd, 256).split()
+                        finally:
+                            os.close(fd)
+                        busiest = max(busiest, (int(fields[0]) + int(fields[1])) / 1e9)
+                    fd = os.open(base + "/children", os.O_RDONLY)
+                    try:
+                        pending.extend(int(child) for child in os.read(fd, 1 << 16).split())
+                    finally:
+                        os.close(fd)
+                except (OSError, ValueError, IndexError):
+                    continue
+        return busiest
+
+    @staticmethod
+    def refused_forks() -> int:
+        """How many forks the sample cgroup's pids.max has refused so far (0 without the counter)."""
+        if PIDS_EVENTS_FD is None:
+            return 0
+        try:
+            return int(os.pread(PIDS_EVENTS_FD, 128, 0).split()[1])
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def close(self) -> None:
+        for fd in (self.sched_fd, self.stat_fd):
+            if fd is not None:
+                os.close(fd)
+        self.sched_fd = self.stat_fd = None
+
+
+class TestTimer:
+    """One limit at a time (a test's, or the load's): CPU seconds, with a wall-clock backstop.
+
+    ``expired`` is asked only when ``check_at`` has passed, so a test that
+    ends quickly costs two counter reads (at its start) and no more.  The
+    backstop is ``factor`` times the limit, in wall time during which no
+    thread of the sample was running or queued for a CPU: it stops a sample
+    that sleeps or blocks (which uses no CPU), not one that is slow because
+    the machine is busy.  ``WALL_CAP`` times that, in plain wall time, is the
+    last resort.
+    """
+
+    def __init__(self, clock: SampleClock, factor: float) -> None:
+        self.clock = clock
+        self.factor = factor
+        # A refused fork ends the job at the next check ("cap"): the host then reports the cap by name.
+        self.refused = clock.refused_forks()
+        self.limit = 0.0
+        self.started = self.check_at = 0.0
+        self.cpu_start = self.busy_start = 0.0
+
+    def start(self, limit: float) -> None:
+        self.limit = limit
+        self.started = time.monotonic()
+        self.cpu_start = self.clock.cpu()
+        self.busy_start = self.clock.main_busy()
+        self.check_at = self.started + min(limit, CHECK_EVERY)
+
+    def used(self) -> float:
+        return self.clock.cpu() - self.cpu_start
+
+    def expired(self, now: float) -> str | None:
+        """ "cpu" or "wall" when the limit or the backstop ran out, "cap" when the task cap refused a
+        fork; else None, and ``check_at`` moves on.
+
+        The backstop counts the wall time in which no thread of the sample was running or
+        ready to run: the time it chose to wait (sleep, block), not the time it queued for a CPU.
+        """
+        if self.clock.refused_forks() != self.refused:
+            return "cap"
+        used = self.used()
+        if used >= self.limit:
+            return "cpu"
+        wall = now - self.started
+        backstop = self.factor * self.limit
+        if wall >= backstop:
+            busy = self.clock.main_busy() - self.busy_start
+            if wall - busy >= backstop:
+                busy = max(busy, self.clock.others_busy())
+            if wall - busy >= backstop or wall >= WALL_CAP * backstop:
+                return "wall"
+            idle = wall - busy
+        else:
+            idle = wall  # at most: the backstop cannot have run out before ``backstop`` seconds
+        self.check_at = now + max(0.002, min(self.limit - used, backstop - idle, CHECK_EVERY))
+        return None
+
+
 # ---------------------------------------------------------------- child side
 
 
@@ -251,9 +486,10 @@ def enter_jail(scratch: str, limits: dict, cpu_seconds: int) -> None:
         # Per process only: the weaker cap, when no cgroup sums the sample's memory.
         caps.append((resource.RLIMIT_AS, limits["memory"]))
     if IS_ROOT:
-        # With pids.max in force this is only a backstop, set above it so that the
-        # cgroup is what refuses a fork (and the host reports the cap by name).
-        caps.append((resource.RLIMIT_NPROC, limits["processes"] * (2 if PIDS_CGROUP else 1)))
+        # Processes and threads alike (the kernel counts tasks).  With pids.max in force this is
+        # only a backstop, set above it so that the cgroup is what refuses a fork (and the host
+        # reports the cap by name).
+        caps.append((resource.RLIMIT_NPROC, limits["tasks"] * (2 if PIDS_CGROUP else 1)))
     for which, value in caps:
         resource.setrlimit(which, (value, value))
     # A write past RLIMIT_FSIZE should fail with EFBIG, not kill the child.
@@ -272,8 +508,8 @@ def keep_only_fds(keep: set[int]) -> None:
 class Coverage:
     """Lines and arcs (line -> next line) the solution's own code executes in one call, by ``sys.settrace``.
 
-    Only frames whose code was compiled from the solution (file name
-    ``<solution>``) are followed, so the standard library and the harness
+    Only frames whose code was compiled from the solution (its file name)
+    are followed, so the standard library and the harness
     never count.  An arc starts at minus the function's first line on entry
     and ends there on return, as coverage.py writes them, so that "entered"
     and "returned from" are items too.  Used on trusted references, to keep
@@ -281,13 +517,14 @@ class Coverage:
     package; this is the standard library's hook).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
         self.lines: set[int] = set()
         self.arcs: set[tuple[int, int]] = set()
 
     def _call(self, frame, event, arg):  # noqa: ANN001, ANN202 - sys.settrace's signature
         code = frame.f_code
-        if code.co_filename != "<solution>":
+        if code.co_filename != self.filename:
             return None
         lines, arcs = self.lines, self.arcs
         start = -code.co_firstlineno
@@ -314,8 +551,107 @@ class Coverage:
         return {"l": sorted(self.lines), "a": sorted([a, b] for a, b in self.arcs)}
 
 
+def plain_python(kind: str, scratch: str, source: str) -> tuple[dict, str]:
+    """The namespace a sample's code runs in, the file name to compile it as, and the interpreter
+    state plain Python would give it there.
+
+    A sample's semantics must be exactly plain Python's: nothing of the
+    harness (its ``__future__`` flags, globals, ``__main__``, argv, path or
+    integer limit) may leak in.  The code itself is compiled with
+    ``dont_inherit=True`` (``compile_sample``), and its source is written to
+    the file its ``__file__`` names, in the scratch dir (so ``inspect`` and
+    tracebacks find it, as they would).
+
+    * function and method problems: the module ``python -c "import solution"``
+      imports: a module of its own (``__solution__``, from ``__solution__.py``,
+      with its spec, loader, ``__file__`` and ``__cached__``), registered in
+      ``sys.modules`` (pickle and ``typing.get_type_hints`` find it), whose
+      ``if __name__ == "__main__"`` demo does not run; ``sys.argv`` is
+      ``['-c']`` and ``sys.path[0]`` is ``''`` (the current directory);
+    * stdin problems: the program ``python main.py`` runs in its scratch dir,
+      as ``__main__`` with ``__file__``, a loader, and the builtins module as
+      ``__builtins__``; ``sys.argv == ["main.py"]``, ``sys.path[0]`` the
+      scratch dir.
+
+    Both are compiled under their file's name relative to the scratch dir
+    (plain Python would give the absolute path), so that a traceback in a
+    verdict never names the per-request scratch dir and the same program gets
+    the same verdict every time.  In both, ``import __main__`` no longer finds
+    the worker, and integers convert to text under Python's default limit (the
+    harness lifts it only around its own encoding, ``HarnessDigits``).
+    """
+    module_type = type(sys)
+    if kind == "stdin":
+        filename = PROGRAM
+        path = os.path.join(scratch, filename)
+        module = module_type("__main__")
+        module.__file__ = path
+        # What a script's module holds: the builtins module itself (an imported module gets its
+        # dict), and the empty ``__annotations__`` Python's start-up gives ``__main__``.
+        module.__dict__.update(
+            __builtins__=builtins,
+            __cached__=None,
+            __loader__=SourceFileLoader("__main__", path),
+            __annotations__={},
+        )
+        sys.modules["__main__"] = module
+        sys.argv[:] = [PROGRAM]
+        sys.path[0] = scratch
+    else:
+        filename = MODULE_FILE
+        path = os.path.join(scratch, filename)
+        spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        main = module_type("__main__")
+        main.__dict__["__builtins__"] = builtins
+        sys.modules[MODULE_NAME] = module
+        sys.modules["__main__"] = main
+        sys.argv[:] = ["-c"]
+        sys.path[0] = ""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        data = memoryview(source.encode("utf-8", "surrogatepass"))
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
+    sys.set_int_max_str_digits(DEFAULT_INT_DIGITS)
+    return module.__dict__, filename
+
+
+# The file names and module name a sample runs as (``plain_python``).
+PROGRAM = "main.py"
+MODULE_NAME = "__solution__"
+MODULE_FILE = "__solution__.py"
+
+
+def compile_sample(source: str, filename: str):  # noqa: ANN201 - a code object
+    """The sample's code object: no future flag of this module (``annotations``) is inherited."""
+    return compile(source, filename, "exec", dont_inherit=True)
+
+
+class HarnessDigits:
+    """Lifts the int-to-text limit while the harness encodes a result, and gives the sample its own back.
+
+    The sample may change the limit itself (``sys.set_int_max_str_digits``);
+    what it set is what its next call runs under.
+    """
+
+    def __enter__(self) -> None:
+        self.sample = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(0)
+
+    def __exit__(self, *_exc: object) -> None:
+        sys.set_int_max_str_digits(self.sample)
+
+
 def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_seconds: int) -> None:
-    """Execute the solution once, then call the entry point on every input, streaming results."""
+    """Execute the solution once, then call the entry point on every input, streaming results.
+
+    Each result carries the call's wall time (``t``) and CPU time (``u``,
+    this process's, threads included): references are calibrated in CPU time.
+    """
 
     def emit(record: dict) -> None:
         data = (json.dumps(record) + "\n").encode()
@@ -336,9 +672,14 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
     inputs = job["inputs"]
     kind = job["kind"]
     entry = job["entry_point"]
-    namespace = {"__name__": "__solution__"}
+    digits = HarnessDigits()
     try:
-        code = compile(source, "<solution>", "exec")
+        namespace, filename = plain_python(kind, scratch, source)
+    except BaseException as exc:  # noqa: BLE001
+        emit({"setup_error": "sandbox setup failed: " + describe(exc)})
+        os._exit(1)
+    try:
+        code = compile_sample(source, filename)
         exec(code, namespace)  # noqa: S102 - this is the point of the sandbox
         if kind == "method":
             factory = namespace["Solution"]
@@ -348,16 +689,24 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
             if not callable(target):
                 raise TypeError(f"{entry} is not callable")
     except BaseException as exc:  # noqa: BLE001
-        emit({"setup_error": describe(exc)})
+        with digits:
+            emit({"setup_error": describe(exc)})
         os._exit(0)
-    emit({"ready": True})
+    with digits:
+        emit({"ready": True})
     clock = time.perf_counter
-    trace = Coverage() if job.get("trace") else None
+    # The call's CPU seconds: this thread's (precise), or the whole process's where other threads
+    # worked too.  With RLIMIT_CPU set the kernel keeps a process-wide CPU timer, and the process
+    # clock then moves in scheduler ticks (a 1 ms call reads 0), so neither alone will do.
+    thread_clock, process_clock = time.thread_time, time.process_time
+    trace = Coverage(filename) if job.get("trace") else None
     # Without per-test details the first failing test decides: a raise ends the run here, a
     # wrong answer (which only the host can tell) when the host cancels the job.
     stop_on_error = bool(job.get("first_failure"))
     for index, raw in enumerate(inputs):
-        args = values.decode(raw)
+        with digits:
+            args = values.decode(raw)
+        thread_started, process_started = thread_clock(), process_clock()
         started = clock()
         if trace is not None:
             trace.start()
@@ -365,25 +714,31 @@ def run_function_child(job: dict, source: str, wfd: int, scratch: str, cpu_secon
             function = getattr(namespace["Solution"](), entry) if kind == "method" else namespace[entry]
             result = function(*args)
             elapsed = clock() - started
+            cpu = max(thread_clock() - thread_started, process_clock() - process_started)
         except BaseException as exc:  # noqa: BLE001
             elapsed = clock() - started
+            cpu = max(thread_clock() - thread_started, process_clock() - process_started)
             if trace is not None:
                 trace.stop()
-            emit({"i": index, "s": "error", "t": elapsed, "e": describe(exc)})
+            with digits:
+                emit({"i": index, "s": "error", "t": elapsed, "u": cpu, "e": describe(exc)})
             if stop_on_error:
                 break
             continue
         covered = trace.stop() if trace is not None else None
-        try:
-            line = {"i": index, "s": "ok", "t": elapsed, "o": values.encode(result)}
-            if covered is not None:
-                line["c"] = covered
-            emit(line)
-        except BaseException as exc:  # noqa: BLE001
-            emit({"i": index, "s": "error", "t": elapsed, "e": "output cannot be encoded: " + describe(exc)})
-            if stop_on_error:
-                break
-    emit({"end": True})
+        with digits:
+            try:
+                line = {"i": index, "s": "ok", "t": elapsed, "u": cpu, "o": values.encode(result)}
+                if covered is not None:
+                    line["c"] = covered
+                emit(line)
+            except BaseException as exc:  # noqa: BLE001
+                message = "output cannot be encoded: " + describe(exc)
+                emit({"i": index, "s": "error", "t": elapsed, "u": cpu, "e": message})
+                if stop_on_error:
+                    break
+    with digits:
+        emit({"end": True})
     os._exit(0)
 
 
@@ -415,21 +770,23 @@ def run_stdin_child(
         os.dup2(err_w, 2)
         for extra in {fd, out_w, err_w} - {0, 1, 2}:
             os.close(extra)
+        namespace, filename = plain_python("stdin", scratch, source)
     except BaseException as exc:  # noqa: BLE001
         os.write(2, ("sandbox setup failed: " + describe(exc)).encode())
         os._exit(121)
     code_status = 0
-    trace = Coverage() if cov_w is not None else None
+    trace = Coverage(filename) if cov_w is not None else None
     try:
         if trace is not None:
             trace.start()
-        exec(compile(source, "<solution>", "exec"), {"__name__": "__main__"})  # noqa: S102
+        exec(compile_sample(source, filename), namespace)  # noqa: S102
     except SystemExit as exc:
         code_status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:  # noqa: BLE001
-        traceback.print_exc(limit=3)
+    except BaseException as exc:  # noqa: BLE001
+        # As plain Python prints it: from the program's own frame, not this one.
+        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
         code_status = 1
-    if trace is not None:
+    if trace is not None and cov_w is not None:
         covered = json.dumps(trace.stop()).encode()
         view = memoryview(covered)
         while view:
@@ -645,12 +1002,14 @@ class Relay:
 def run_function_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
     """Run the child and relay its result stream verbatim; the host parses and checks the records.
 
-    The worker only counts lines (one record each) to enforce the deadline of
-    the test running now, and the output budget: the first line is the
-    harness's "ready", each next one a test's result, then "end".
+    The worker only counts lines (one record each) to enforce the limit of
+    the test running now (``TestTimer``), and the output budget: the first
+    line is the harness's "ready", each next one a test's result, then "end".
     """
     timeouts = job["timeouts"]
     total = len(job["inputs"])
+    factor = float(job.get("wall_factor") or 3.0)
+    # RLIMIT_CPU: a backstop per process, above everything the tests may use together.
     cpu_seconds = int(job["setup_time"] + sum(timeouts)) + 2
     rfd, wfd = os.pipe()
     pid = os.fork()
@@ -663,21 +1022,30 @@ def run_function_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
         finally:
             os._exit(1)
     os.close(wfd)
-    outcome = {"violation": None, "timed_out": False}
+    clock = SampleClock(pid)
+    job_cpu = clock.cpu()
+    outcome: dict[str, object] = {"violation": None, "timed_out": False}
     budget = job["limits"]["output"]
     received = 0
     lines = 0
-    deadline = time.monotonic() + job["setup_time"]
+    timer = TestTimer(clock, factor)
+    timer.start(job["setup_time"])
     selector = selectors.DefaultSelector()
     selector.register(rfd, selectors.EVENT_READ)
     if job.get("first_failure"):
         selector.register(PROTO_IN, selectors.EVENT_READ)
     while lines < total + 2:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            outcome["timed_out"] = True
-            break
-        events = selector.select(remaining)
+        now = time.monotonic()
+        if now >= timer.check_at:
+            ran_out = timer.expired(now)
+            if ran_out == "cap":
+                outcome["capped"] = True  # the host names the cap (the sample cgroup's counters)
+                break
+            if ran_out is not None:
+                outcome["timed_out"] = True
+                outcome["timeout_by"] = ran_out
+                break
+        events = selector.select(max(0.0, timer.check_at - now))
         if not events:
             continue
         if any(key.fd == PROTO_IN for key, _ in events):
@@ -696,17 +1064,25 @@ def run_function_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
         if new_lines:
             lines += new_lines
             done = lines - 1  # results so far, after the "ready" line
-            deadline = time.monotonic() + (timeouts[done] if done < total else 1.0)
+            timer.start(timeouts[done] if done < total else 1.0)
     selector.close()
     os.close(rfd)
+    used = clock.cpu() - job_cpu
     status = kill_and_reap(pid)
-    return {"lines": lines, "exit": describe_exit(status), **outcome}
+    clock.close()
+    return {"lines": lines, "exit": describe_exit(status), "cpu": used, **outcome}
 
 
 def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
-    """One child per input; its stdout ("O") and stderr ("E") are relayed, then a "T" frame per test."""
+    """One child per input; its stdout ("O") and stderr ("E") are relayed, then a "T" frame per test.
+
+    Each run is limited like a function job's test (``TestTimer``): its test's
+    CPU limit plus the load's, with the wall-clock backstop.
+    """
     budget = job["limits"]["output"]
-    outcome = {"violation": None, "timeout_in": None}
+    factor = float(job.get("wall_factor") or 3.0)
+    outcome: dict[str, object] = {"violation": None, "timeout_in": None}
+    cpu_total = 0.0
     first_failure = bool(job.get("first_failure"))
     for index, text in enumerate(job["inputs"]):
         if first_failure and index and _host_spoke():
@@ -732,21 +1108,27 @@ def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
                 os._exit(1)
         os.close(out_w)
         os.close(err_w)
+        clock = SampleClock(pid)
+        timer = TestTimer(clock, factor)
+        timer.start(limit)
         selector = selectors.DefaultSelector()
         selector.register(out_r, selectors.EVENT_READ, b"O")
         selector.register(err_r, selectors.EVENT_READ, b"E")
-        open_streams, timed_out, overflow = 2, False, False
-        if cov_r is not None:
+        open_streams, overflow = 2, False
+        ran_out: str | None = None
+        status: int | None
+        if cov_r is not None and cov_w is not None:
             os.close(cov_w)
             selector.register(cov_r, selectors.EVENT_READ, b"C")
             open_streams += 1
         size = err_size = cov_size = 0
         while open_streams:
-            remaining = started + limit - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            for key, _ in selector.select(remaining):
+            now = time.monotonic()
+            if now >= timer.check_at:
+                ran_out = timer.expired(now)
+                if ran_out is not None:
+                    break
+            for key, _ in selector.select(max(0.0, timer.check_at - now)):
                 got = relay.read(key.fd)
                 if not got:
                     selector.unregister(key.fd)
@@ -771,24 +1153,72 @@ def run_stdin_job(job: dict, code: Code, scratch: str, relay: Relay) -> dict:
         os.close(err_r)
         if cov_r is not None:
             os.close(cov_r)
-        if timed_out or overflow:
+        if ran_out is not None or overflow:
+            used = timer.used()
             kill_and_reap(pid)
             status = None
         else:
-            status = wait_status(pid)
+            # The streams closed: the program is ending.  Its exit is waited for under the same limit.
+            status, ran_out, used = wait_within(pid, timer)
+        clock.close()
         elapsed = time.monotonic() - started
+        cpu_total += used
         if overflow:
             outcome["violation"] = f"output limit exceeded ({budget} bytes)"
             break
-        if timed_out:
-            outcome["timeout_in"] = index
+        if ran_out == "cap":
+            outcome["capped"] = True
             break
+        if ran_out is not None:
+            outcome["timeout_in"] = index
+            outcome["timeout_by"] = ran_out
+            break
+        assert status is not None
         ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-        test = {"i": index, "t": elapsed, "ok": ok, "exit": describe_exit(status)}
+        test = {"i": index, "t": elapsed, "u": used, "ok": ok, "exit": describe_exit(status)}
         write_frame(b"T", json.dumps(test).encode())
         if first_failure and not ok:
             break
+    outcome["cpu"] = cpu_total
     return outcome
+
+
+def wait_within(pid: int, timer: TestTimer) -> tuple[int | None, str | None, float]:
+    """The child's exit status, None, and the CPU its test used; or None, what ran out (``TestTimer``), used.
+
+    A program that closed stdout and stderr may still run (or sleep); it is
+    killed at its limit like one that kept them open.  Its exit is waited for
+    on a pidfd (Linux 5.3+), else by polling.
+    """
+    try:
+        pidfd: int | None = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    try:
+        while True:
+            try:
+                done, status, usage = os.wait4(pid, os.WNOHANG)
+            except ChildProcessError:
+                return 0, None, timer.used()
+            if done:
+                if CPU_FD is not None:
+                    return status, None, timer.used()
+                # Without a cgroup: the child's own CPU and its reaped children's, from the kernel.
+                return status, None, usage.ru_utime + usage.ru_stime
+            now = time.monotonic()
+            ran_out = timer.expired(now) if now >= timer.check_at else None
+            if ran_out is not None:
+                used = timer.used()
+                kill_and_reap(pid)
+                return None, ran_out, used
+            wait = max(0.0, timer.check_at - now)
+            if pidfd is not None:
+                select.select([pidfd], [], [], wait)
+            else:
+                time.sleep(min(0.001, wait))
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def _host_spoke() -> bool:
@@ -924,17 +1354,35 @@ def become_subreaper() -> None:
         pass
 
 
+# One thread each for the numeric libraries' pools (OpenBLAS, OpenMP, MKL and kin), which otherwise
+# start one per core: on a 64-core node a sample would hit the task cap, and its CPU time (its
+# limit) would go to threads contending with every other worker's.
+SINGLE_THREADED = {
+    name: "1"
+    for name in (
+        "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "GOTO_NUM_THREADS",
+    )
+}  # fmt: skip
+
+
 def sample_environment() -> None:
     """Make the worker's own environment the one every sample gets, less its scratch dir.
 
     Set once here, in this order, so that a child only assigns HOME and TMPDIR
-    (``enter_jail``) and sees exactly these four variables.  The worker needs
-    none of what it started with (PYTHONHASHSEED and the like took effect at
+    (``enter_jail``) and sees exactly these variables.  The worker needs none
+    of what it started with (PYTHONHASHSEED and the like took effect at
     start-up).
     """
     os.environ.clear()
     os.environ.update(
-        {"HOME": SCRATCH_ROOT, "TMPDIR": SCRATCH_ROOT, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        {
+            "HOME": SCRATCH_ROOT,
+            "TMPDIR": SCRATCH_ROOT,
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            **SINGLE_THREADED,
+        }
     )
 
 

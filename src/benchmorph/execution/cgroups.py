@@ -82,6 +82,14 @@ class CgroupSupport:
     mode: str  # "cgroup-v2" or "cgroup-v1"
     memory_parent: str
     pids_parent: str | None  # v2: the memory parent; v1: None when pids is not writable here
+    # Where the sample's CPU time is counted: v2, the memory parent (every cgroup has cpu.stat);
+    # v1, the cpuacct hierarchy, None when it is not writable here (then /proc is read).
+    cpu_parent: str | None = None
+
+    @property
+    def cpu_clock(self) -> str:
+        """What charges a sample's CPU time, in words: ``cgroup-v2``, ``cgroup-v1`` or ``process-tree``."""
+        return self.mode if self.cpu_parent else "process-tree"
 
 
 def _mountinfo() -> list[tuple[str, str, str, set[str]]]:
@@ -169,6 +177,7 @@ def _probe(parent: str, needed: tuple[str, ...]) -> str | None:
 
 def _v2_parent(explicit: str | None) -> tuple[str | None, str]:
     """A cgroup v2 directory whose children get memory and pids, or None and why not."""
+    parent: str | None
     if explicit:
         parent = explicit
     else:
@@ -224,7 +233,7 @@ def _detect() -> tuple[CgroupSupport | None, str]:
     parent, why_not_v2 = _v2_parent(explicit)
     if parent is not None:
         clean_stale(parent)
-        return CgroupSupport("cgroup-v2", parent, parent), ""
+        return CgroupSupport("cgroup-v2", parent, parent, parent), ""
     if explicit:
         return None, why_not_v2
     memory, why_not_v1 = _v1_parent("memory", ("memory.limit_in_bytes", "memory.oom_control"))
@@ -233,10 +242,11 @@ def _detect() -> tuple[CgroupSupport | None, str]:
     if "oom_kill " not in Path(memory, "memory.oom_control").read_text(encoding="ascii"):
         return None, "cgroup v1 memory.oom_control has no oom_kill counter (Linux < 4.13)"
     pids, _ = _v1_parent("pids", ("pids.max", "pids.events"))
-    for parent in (memory, pids):
+    cpu, _ = _v1_parent("cpuacct", ("cpuacct.usage",))
+    for parent in dict.fromkeys((memory, pids, cpu)):
         if parent:
             clean_stale(parent)
-    return CgroupSupport("cgroup-v1", memory, pids), ""
+    return CgroupSupport("cgroup-v1", memory, pids, cpu), ""
 
 
 def detect() -> CgroupSupport | None:
@@ -261,6 +271,12 @@ def memory_mode() -> str:
     """The memory cap in force: 'cgroup-v2', 'cgroup-v1', or 'rlimits' (per process only)."""
     support = detect()
     return support.mode if support else "rlimits"
+
+
+def cpu_clock() -> str:
+    """What charges a sample's CPU time: 'cgroup-v2', 'cgroup-v1', or 'process-tree' (/proc, no cgroup)."""
+    support = detect()
+    return support.cpu_clock if support else "process-tree"
 
 
 def _kill_members(directory: str, wait: float = 2.0) -> None:
@@ -316,7 +332,7 @@ def _alive(pid: int) -> bool:
 
 def clean_stale(parent: str) -> list[str]:
     """Remove the sample cgroups of benchmorph processes that are gone (killed before they could)."""
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(parent)
     except OSError:
@@ -362,7 +378,8 @@ class SampleCgroup:
         name = _name()
         self.memory_dir = os.path.join(support.memory_parent, name)
         self.pids_dir = os.path.join(support.pids_parent, name) if support.pids_parent else None
-        self.dirs = list(dict.fromkeys(d for d in (self.memory_dir, self.pids_dir) if d))
+        self.cpu_dir = os.path.join(support.cpu_parent, name) if support.cpu_parent else None
+        self.dirs = list(dict.fromkeys(d for d in (self.memory_dir, self.pids_dir, self.cpu_dir) if d))
         self._applied: tuple[int, int] | None = None
         made: list[str] = []
         try:
@@ -384,12 +401,9 @@ class SampleCgroup:
     @property
     def controllers(self) -> dict[str, str]:
         """Per directory, the controllers it caps (the worker's argument: ``memory,pids``)."""
+        places = (("memory", self.memory_dir), ("pids", self.pids_dir), ("cpuacct", self.cpu_dir))
         return {
-            directory: ",".join(
-                name
-                for name, where in (("memory", self.memory_dir), ("pids", self.pids_dir))
-                if where == directory
-            )
+            directory: ",".join(name for name, where in places if where == directory)
             for directory in self.dirs
         }
 
@@ -404,6 +418,21 @@ class SampleCgroup:
                 os.close(fd)
             raise
         return opened
+
+    def open_cpu(self) -> tuple[int, str] | None:
+        """A read-only descriptor of the cgroup's CPU counter for the worker, and its format (v1, v2)."""
+        if self.cpu_dir is None:
+            return None
+        if self.mode == "cgroup-v2":
+            return os.open(os.path.join(self.cpu_dir, "cpu.stat"), os.O_RDONLY), "v2"
+        return os.open(os.path.join(self.cpu_dir, "cpuacct.usage"), os.O_RDONLY), "v1"
+
+    def open_pids_events(self) -> int | None:
+        """A read-only descriptor of ``pids.events`` for the worker: it ends a job as soon as a fork is
+        refused there, instead of letting a fork bomb spin to its time limit."""
+        if self.pids_dir is None:
+            return None
+        return os.open(os.path.join(self.pids_dir, "pids.events"), os.O_RDONLY)
 
     def apply(self, memory: int, processes: int) -> None:
         """Set the caps for the next job, writing only what changed since the last one."""
@@ -476,7 +505,7 @@ class SampleCgroup:
             )
         if refused > 0:
             reasons.append(
-                f"process limit reached: the sample tried to run more than {processes} processes or "
+                f"process limit reached: the sample tried to run more than {processes} processes and "
                 "threads at once"
             )
         return "; ".join(reasons) or None

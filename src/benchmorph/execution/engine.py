@@ -12,7 +12,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +24,18 @@ from benchmorph.data.storage import space_for, write_text_atomic
 from benchmorph.execution.compare import show_value
 from benchmorph.execution.limits import REFERENCE_LIMITS, TRACE_LIMITS, Limits
 from benchmorph.execution.pool import WorkerPool
+from benchmorph.execution.protocol import TestRecord, WorkerJob, WorkerReply
 from benchmorph.execution.replies import StreamWatch
 from benchmorph.execution.sandbox import isolation_mode
 from benchmorph.execution.verdicts import FirstFailure, build_verdict, oracle_accepts
 
 # Bump when the way references are run or measured changes: old cache entries then miss.
-REFERENCE_PROTOCOL = 2
+# 3: reference times are CPU seconds; samples run with plain Python semantics.
+REFERENCE_PROTOCOL = 3
 # Bump when the way answers are judged changes: checkpointed verdicts then miss.
 # 2: oracle problems are judged by the oracle alone; comparisons never raise.
-JUDGING_PROTOCOL = 2
+# 3: time limits in CPU seconds, timeouts re-run; plain Python semantics (no inherited future flags).
+JUDGING_PROTOCOL = 3
 
 sys.set_int_max_str_digits(0)
 
@@ -66,6 +69,7 @@ class InputRun:
 
     ``status``: ``ok`` (returned ``output``), ``error`` (raised, or its output
     cannot be carried; ``error`` says what), ``timeout`` or ``not-run``.
+    ``time``: CPU seconds (the unit of time limits).
     ``coverage``: the executed lines and arcs, for traced runs that returned.
     """
 
@@ -78,6 +82,81 @@ class InputRun:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+@dataclass
+class TimeoutReruns:
+    """What re-running the timed-out samples at the end of an ``evaluate`` did.
+
+    ``rerun``: samples that timed out and were run again; ``changed``: those
+    whose verdict the re-run changed (the flake rate is ``changed / rerun``),
+    named in ``changed_ids`` (``task_id#index``).
+    """
+
+    rerun: int = 0
+    changed: int = 0
+    changed_ids: list[str] = field(default_factory=list)
+
+    def add(self, other: TimeoutReruns) -> None:
+        self.rerun += other.rerun
+        self.changed += other.changed
+        self.changed_ids += other.changed_ids
+
+
+@dataclass
+class ReferenceRun:
+    """What one reference run gave: a record per test (None: timed out or not run), or why it gave none.
+
+    ``results`` is None for a problem whose tests already have expected
+    outputs and no reference to run.  Stored in the reference cache as JSON
+    (``to_json``), records in their wire form, read back through the same
+    checks as a worker's (a damaged entry is a miss).
+    """
+
+    results: list[TestRecord | None] | None = None
+    timeout_in: int | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"error": self.error}
+        entry: dict[str, Any] = {
+            "results": None if self.results is None else [r.to_wire() if r else None for r in self.results]
+        }
+        if self.timeout_in is not None:
+            entry["timeout_in"] = self.timeout_in
+        return entry
+
+    @classmethod
+    def from_json(cls, entry: object) -> ReferenceRun | None:
+        if not isinstance(entry, dict):
+            return None
+        if isinstance(entry.get("error"), str):
+            return cls(error=entry["error"])
+        raw = entry.get("results")
+        if raw is None:
+            return cls() if "results" in entry else None
+        if not isinstance(raw, list):
+            return None
+        results: list[TestRecord | None] = []
+        for index, wire in enumerate(raw):
+            record = TestRecord.from_wire(wire, index) if isinstance(wire, dict) else None
+            if wire is not None and record is None:
+                return None
+            results.append(record)
+        stopped = entry.get("timeout_in")
+        return cls(results, stopped if isinstance(stopped, int) else None)
+
+    @classmethod
+    def from_reply(cls, reply: WorkerReply) -> ReferenceRun:
+        failed = reply.failed_to_run
+        if failed is not None:
+            return cls(error=failed)
+        if reply.timeout_in == "setup":
+            return cls(error="reference did not load in time")
+        if reply.violation:
+            return cls(error=reply.violation)
+        return cls(list(reply.results), reply.timeout_in if isinstance(reply.timeout_in, int) else None)
 
 
 @dataclass(frozen=True)
@@ -107,19 +186,19 @@ class ReferenceCache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> ReferenceRun | None:
         try:
             entry = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         # A damaged entry is a miss (measured again), never a crash or a wrong answer.
-        return entry if isinstance(entry, dict) and ("results" in entry or "error" in entry) else None
+        return ReferenceRun.from_json(entry)
 
-    def put(self, key: str, entry: dict[str, Any]) -> None:
+    def put(self, key: str, entry: ReferenceRun) -> None:
         path = self._path(key)
         with space_for(path):  # a full disk: one DiskFull naming the file, and no temporary left
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_text_atomic(path, json.dumps(entry), mode=0o600)
+        write_text_atomic(path, json.dumps(entry.to_json()), mode=0o600)
 
 
 class Engine:
@@ -132,6 +211,7 @@ class Engine:
         isolation: str | None = None,
         cache_root: Path | None = None,
         test_details: bool = True,
+        rerun_timeouts: bool = True,
     ) -> None:
         """``test_details=False``: ``evaluate`` stops each sample at its first failing test.
 
@@ -139,9 +219,16 @@ class Engine:
         not pass decides it); only the per-test table is left out, and the
         tests after a failure are not run, which is most of the time spent on
         wrong answers.  Validation (mutant kills) needs every test: the default.
+
+        ``rerun_timeouts``: a sample that times out in ``evaluate`` is run once
+        more at the end, on a quieter pool, and that run's verdict is final
+        (``reruns`` counts what it changed).
         """
         self.limits = limits or Limits()
         self.test_details = test_details
+        self.rerun_timeouts = rerun_timeouts
+        # What the last ``evaluate`` call's re-run of timeouts did.
+        self.reruns = TimeoutReruns()
         self._workers = workers
         self._isolation = isolation
         self._pool: WorkerPool | None = None
@@ -160,16 +247,19 @@ class Engine:
 
     @property
     def resource_limits(self) -> dict[str, Any]:
-        """The per-sample caps on memory and processes, and how they are enforced.
+        """The per-sample caps on memory, tasks and time, and how they are enforced.
 
         ``mode`` is ``cgroup-v2`` or ``cgroup-v1`` when one cgroup per worker
         caps a sample's processes together, or ``rlimits`` when each process
         is capped alone (a sample that forks can then use a multiple of ``mb``).
+        ``tasks`` caps processes and threads together.  ``cpu_clock`` is what
+        charges time limits: the cgroup's CPU counter, or ``process-tree``.
         """
         return {
             "mode": self.pool.memory_mode,
             "mb": self.limits.memory // 2**20,
-            "processes": self.limits.processes,
+            "tasks": self.limits.tasks,
+            "cpu_clock": self.pool.cpu_clock,
         }
 
     def check_sandbox(self) -> str:
@@ -214,9 +304,7 @@ class Engine:
 
         return self._per_problem("inputs", problem, compute)
 
-    def _job(
-        self, problem: Problem, code: str, limits: Limits, job_id: str
-    ) -> tuple[dict[str, Any], list[Any], float]:
+    def _job(self, problem: Problem, code: str, limits: Limits, job_id: str) -> WorkerJob:
         key, inputs = self._encoded_inputs(problem)
         timeouts = [limits.test_time_limit(test.ref_time) for test in problem.tests]
         return _worker_job(problem, code, limits, job_id, key, inputs, timeouts)
@@ -252,17 +340,16 @@ class Engine:
             timeouts = [limits.test_time_limit(None)] * len(rest)
             # No inputs key: candidate inputs are seen once, so workers should not keep them.
             job = _worker_job(problem, code, limits, f"{problem.id}@inputs", None, rest, timeouts)
-            if trace:
-                job[0]["trace"] = True
-            reply = self.pool.submit_one(*job)
+            job.trace = trace
+            reply = self.pool.submit_one(job)
             # A violation (too much output) ends the job at one input; the others still count.
-            entry = _reference_entry({**reply, "violation": None})
-            if entry.get("error"):
+            entry = ReferenceRun.from_reply(replace(reply, violation=None))
+            if entry.error is not None:
                 for index in range(start, len(encoded)):
-                    runs[index] = InputRun("error", error=str(entry["error"]))
+                    runs[index] = InputRun("error", error=entry.error)
                 break
-            results = entry.get("results") or []
-            stopped = entry.get("timeout_in")
+            results = entry.results or []
+            stopped = entry.timeout_in
             following = len(encoded)
             for offset, record in enumerate(results):
                 if record is None:
@@ -271,11 +358,11 @@ class Engine:
                 runs[start + offset] = _input_run(problem, record)
             else:
                 following = start + len(results)
-            if isinstance(stopped, int):
+            if stopped is not None:
                 runs[start + stopped] = InputRun("timeout", error="time limit exceeded")
                 following = start + stopped + 1
-            elif following < len(encoded) and reply.get("violation"):
-                runs[following] = InputRun("error", error=str(reply["violation"]))
+            elif following < len(encoded) and reply.violation:
+                runs[following] = InputRun("error", error=reply.violation)
                 following += 1
             if following <= start:  # nothing ran and nothing said why: do not loop
                 for index in range(start, len(encoded)):
@@ -314,11 +401,11 @@ class Engine:
         """
         report = PrepareReport(problems=[])
         pending: list[tuple[Problem, str, str]] = []  # problem, cache key, code to run
-        ready: dict[str, dict[str, Any]] = {}
+        ready: dict[str, ReferenceRun] = {}
         for problem in problems:
             if not problem.reference.strip():
                 if all(test.has_expected for test in problem.tests):
-                    ready[problem.id] = {"results": None}
+                    ready[problem.id] = ReferenceRun()
                 else:
                     report.unusable[problem.id] = "no reference solution and no expected outputs"
                 continue
@@ -341,11 +428,11 @@ class Engine:
 
         jobs = [self._job(problem, code, REFERENCE_LIMITS, problem.id) for problem, _, code in pending]
 
-        def done(index: int, reply: dict[str, Any]) -> None:
+        def done(index: int, reply: WorkerReply) -> None:
             # Saved as each reference finishes, so an interrupted prepare resumes where it stopped.
             problem, key, _ = pending[index]
-            entry = self._past_timeouts(problem, _reference_entry(reply))
-            if "crashed" not in reply:
+            entry = self._past_timeouts(problem, ReferenceRun.from_reply(reply))
+            if reply.crashed is None:
                 self.references.put(key, entry)
             ready[problem.id] = entry
             if progress:
@@ -359,8 +446,8 @@ class Engine:
             if problem.id in report.unusable:
                 continue
             entry = ready[problem.id]
-            if entry.get("error"):
-                report.unusable[problem.id] = f"reference failed: {entry['error']}"
+            if entry.error is not None:
+                report.unusable[problem.id] = f"reference failed: {entry.error}"
                 continue
             kept, dropped, wrong = _apply_reference(problem, entry)
             if dropped:
@@ -373,7 +460,7 @@ class Engine:
             report.problems.append(problem.model_copy(update={"tests": kept}))
         return report
 
-    def _past_timeouts(self, problem: Problem, entry: dict[str, Any], rounds: int = 3) -> dict[str, Any]:
+    def _past_timeouts(self, problem: Problem, entry: ReferenceRun, rounds: int = 3) -> ReferenceRun:
         """Run the tests after a reference timeout again, so one slow input does not cost all later ones.
 
         The worker stops a sample at its first timeout; for a reference that
@@ -382,20 +469,23 @@ class Engine:
         """
         code = _reference_code(problem)
         for _ in range(rounds):
-            stopped = entry.get("timeout_in")
-            if not isinstance(stopped, int) or stopped + 1 >= len(problem.tests):
+            stopped = entry.timeout_in
+            if stopped is None or stopped + 1 >= len(problem.tests) or entry.results is None:
                 break
             start = stopped + 1
             rest = problem.model_copy(update={"tests": problem.tests[start:]})
-            more = _reference_entry(
-                self.pool.submit_one(*self._job(rest, code, REFERENCE_LIMITS, problem.id))
+            more = ReferenceRun.from_reply(
+                self.pool.submit_one(self._job(rest, code, REFERENCE_LIMITS, problem.id))
             )
-            if more.get("error"):
+            if more.error is not None or more.results is None:
                 break
-            results = list(entry["results"])[:start] + list(more["results"])
-            entry = {"results": results}
-            if isinstance(more.get("timeout_in"), int):
-                entry["timeout_in"] = start + more["timeout_in"]
+            shifted = [
+                replace(record, index=start + record.index) if record else None for record in more.results
+            ]
+            entry = ReferenceRun(
+                entry.results[:start] + shifted,
+                start + more.timeout_in if more.timeout_in is not None else None,
+            )
         return entry
 
     # ----------------------------------------------------------- evaluate
@@ -410,37 +500,71 @@ class Engine:
     ) -> list[Verdict]:
         """Run every job in the sandbox; always one Verdict per job, in order.
 
-        ``on_verdict(index, verdict)`` is called as each one is ready (from a
-        worker thread), so callers can checkpoint long runs.  ``details``
-        overrides the engine's ``test_details`` for these jobs (False: stop
-        each at its first failing test, which the verdict keeps).
+        ``on_verdict(index, verdict)`` is called as each one is final (from a
+        worker thread), so callers can checkpoint long runs.  A sample that
+        timed out is final only after its re-run (``rerun_timeouts``): once
+        every other job is done, the timed-out ones run again, each on a worker
+        of its own as before but on a pool with nothing else to do, and the
+        re-run's verdict stands.  ``self.reruns`` then says how many there were
+        and how many verdicts changed.  ``details`` overrides the engine's
+        ``test_details`` for these jobs (False: stop each at its first failing
+        test, which the verdict keeps).
         """
         raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
         verdicts: list[Verdict | None] = [None] * len(jobs)
+        first: dict[int, Verdict] = {}
         isolation = self.isolation
         details = self.test_details if details is None else details
         judges: list[FirstFailure | None] = [None] * len(jobs)
         if not details:
-            for job, _inputs, _budget in raw:
-                job["first_failure"] = True
+            for request in raw:
+                request.first_failure = True
+        self.reruns = TimeoutReruns()
 
         def watch(index: int) -> StreamWatch:
             judge = judges[index] = FirstFailure(jobs[index].problem)
             return StreamWatch(jobs[index].problem.kind, len(jobs[index].problem.tests), judge)
 
-        def done(index: int, reply: dict[str, Any]) -> None:
+        def judged(index: int, reply: WorkerReply) -> Verdict:
             job = jobs[index]
             judge = judges[index]
-            judged = judge.judged if judge is not None else None
-            verdict = build_verdict(job.problem, reply, job.task_id, job.index, isolation, details, judged)
+            seen = judge.judged if judge is not None else None
             judges[index] = None
+            return build_verdict(job.problem, reply, job.task_id, job.index, isolation, details, seen)
+
+        def final(index: int, verdict: Verdict) -> None:
             verdicts[index] = verdict
             if on_verdict:
                 on_verdict(index, verdict)
             if progress:
                 progress(1)
 
+        def done(index: int, reply: WorkerReply) -> None:
+            verdict = judged(index, reply)
+            if self.rerun_timeouts and verdict.status == "timeout":
+                first[index] = verdict  # final after its re-run
+                return
+            final(index, verdict)
+
         self.pool.map(raw, done, None if details else watch)
+        if first:
+            order = sorted(first)
+
+            def again(position: int, reply: WorkerReply) -> None:
+                index = order[position]
+                verdict = judged(index, reply)
+                if verdict.status != first[index].status:
+                    self.reruns.changed += 1
+                    self.reruns.changed_ids.append(f"{jobs[index].task_id}#{jobs[index].index}")
+                final(index, verdict)
+
+            self.reruns.rerun = len(order)
+            # Every worker is idle by now: each re-run gets one to itself, as the first runs did.
+            self.pool.map(
+                [raw[index] for index in order],
+                again,
+                None if details else (lambda position: watch(order[position])),
+            )
         return [verdict for verdict in verdicts if verdict is not None]
 
     def run_outputs(self, problem: Problem, codes: Sequence[str]) -> list[RunOutputs]:
@@ -452,27 +576,26 @@ class Engine:
         reference times.
         """
         jobs = [self._job(problem, code, self.limits, f"{problem.id}@{i}") for i, code in enumerate(codes)]
-        entries: list[dict[str, Any]] = [{} for _ in jobs]
+        entries: list[ReferenceRun] = [ReferenceRun() for _ in jobs]
 
-        def done(index: int, reply: dict[str, Any]) -> None:
-            entries[index] = _reference_entry(reply)
+        def done(index: int, reply: WorkerReply) -> None:
+            entries[index] = ReferenceRun.from_reply(reply)
 
         self.pool.map(jobs, done)
         runs = []
         for entry in entries:
-            if entry.get("error"):
+            if entry.error is not None:
                 runs.append(
-                    RunOutputs([None] * len(problem.tests), [False] * len(problem.tests), str(entry["error"]))
+                    RunOutputs([None] * len(problem.tests), [False] * len(problem.tests), entry.error)
                 )
                 continue
-            results = entry.get("results") or []
+            results = entry.results or []
             outputs: list[Any] = []
             ok: list[bool] = []
             for i in range(len(problem.tests)):
                 record = results[i] if i < len(results) else None
-                if record is not None and record.get("s") == "ok":
-                    raw = record.get("o")
-                    outputs.append(raw if problem.kind == "stdin" else values.decode(raw))
+                if record is not None and record.returned:
+                    outputs.append(record.output if problem.kind == "stdin" else values.decode(record.output))
                     ok.append(True)
                 else:
                     outputs.append(None)
@@ -524,64 +647,58 @@ def _worker_job(
     key: str | None,
     inputs: list[Any],
     timeouts: list[float],
-) -> tuple[dict[str, Any], list[Any], float]:
-    """A worker request for ``code`` on encoded ``inputs``, and the wall-clock budget the host allows it."""
-    job = {
-        "id": job_id,
-        "kind": problem.kind,
-        "code": code,
-        "entry_point": problem.entry_point,
-        "inputs_key": key,
-        "timeouts": timeouts,
-        "setup_time": limits.setup_time,
-        "limits": limits.to_worker(),
-    }
+) -> WorkerJob:
+    """A worker request for ``code`` on encoded ``inputs``, with the wall-clock budget the host allows it.
+
+    The budget covers every limit at its wall-clock last resort (``WALL_CAP``
+    times the backstop, see ``_worker.py``): past it the host declares the
+    worker lost, which only a worker that stopped answering should reach.
+    """
     slack = 10.0 + 0.01 * len(inputs)
-    budget = limits.setup_time + sum(timeouts) + slack
+    charged = limits.setup_time + sum(timeouts)
     if problem.kind == "stdin":
-        budget += limits.setup_time * len(inputs)
-    return job, inputs, budget
+        charged += limits.setup_time * len(inputs)
+    budget = WALL_CAP * limits.wall_factor * charged + slack
+    return WorkerJob(
+        id=job_id,
+        kind=problem.kind,
+        code=code,
+        entry_point=problem.entry_point,
+        inputs=inputs,
+        timeouts=timeouts,
+        setup_time=limits.setup_time,
+        wall_factor=limits.wall_factor,
+        limits=limits.to_worker(),
+        budget=budget,
+        inputs_key=key,
+    )
 
 
-def _input_run(problem: Problem, record: dict[str, Any]) -> InputRun:
+# The worker's last resort in plain wall time, as a multiple of the backstop (``_worker.WALL_CAP``).
+WALL_CAP = 4.0
+
+
+def _input_run(problem: Problem, record: TestRecord) -> InputRun:
     """One result record of ``run_inputs`` as an InputRun (output decoded, coverage as items)."""
-    elapsed = float(record.get("t") or 0.0)
-    if record.get("s") != "ok":
-        return InputRun("error", time=elapsed, error=str(record.get("e") or "error"))
-    raw = record.get("o")
+    elapsed = record.charged
+    if not record.returned:
+        return InputRun("error", time=elapsed, error=record.error or "error")
     try:
-        output = raw if problem.kind == "stdin" else values.decode(raw)
+        output = record.output if problem.kind == "stdin" else values.decode(record.output)
     except Exception as exc:  # noqa: BLE001 - an output the host cannot decode is that input's error
         return InputRun("error", time=elapsed, error=f"output cannot be decoded: {type(exc).__name__}")
-    covered = record.get("c")
-    items: frozenset | None = None
-    if isinstance(covered, dict):
-        items = frozenset(
-            [("line", line) for line in covered["l"]] + [("arc", a, b) for a, b in covered["a"]]
-        )
+    items = record.coverage.items() if record.coverage is not None else None
     return InputRun("ok", output=output, time=elapsed, coverage=items)
 
 
-def _reference_entry(reply: dict[str, Any]) -> dict[str, Any]:
-    if "crashed" in reply:
-        return {"error": f"sandbox worker lost: {reply['crashed']}"}
-    if reply.get("fatal") or reply.get("setup_error"):
-        return {"error": str(reply.get("fatal") or reply.get("setup_error"))}
-    if reply.get("timeout_in") == "setup":
-        return {"error": "reference did not load in time"}
-    if reply.get("violation"):
-        return {"error": str(reply["violation"])}
-    entry: dict[str, Any] = {"results": reply.get("results") or []}
-    if isinstance(reply.get("timeout_in"), int):
-        entry["timeout_in"] = reply["timeout_in"]
-    return entry
-
-
-def _apply_reference(problem: Problem, entry: dict[str, Any]) -> tuple[list[TestCase], list[str], list[str]]:
+def _apply_reference(problem: Problem, entry: ReferenceRun) -> tuple[list[TestCase], list[str], list[str]]:
     """Tests with expected outputs and reference times; the reasons for every dropped test,
     and, among them, those where the reference's answer fails the problem's oracle.
+
+    A reference time is the CPU seconds the reference took (wall seconds from
+    an old worker that did not say), the unit time limits are charged in.
     """
-    results = entry.get("results")
+    results = entry.results
     kept: list[TestCase] = []
     dropped: list[str] = []
     wrong: list[str] = []
@@ -593,11 +710,11 @@ def _apply_reference(problem: Problem, entry: dict[str, Any]) -> tuple[list[Test
             if record is None:
                 dropped.append(f"test {i}: reference timed out or did not run")
                 continue
-            if record.get("s") != "ok":
-                dropped.append(f"test {i}: reference raised {record.get('e', 'an error')}")
+            if not record.returned:
+                dropped.append(f"test {i}: reference raised {record.error or 'an error'}")
                 continue
-            answer = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
-            update["ref_time"] = float(record.get("t") or 0.0)
+            answer = record.output if problem.kind == "stdin" else values.decode(record.output)
+            update["ref_time"] = record.charged
             if not test.has_expected:
                 update.update(expected=answer, has_expected=True)
         if (

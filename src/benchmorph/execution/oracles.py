@@ -1,7 +1,8 @@
 """Special oracles: tasks where more than one answer is right.
 
 A problem names its oracle in its data (``Problem.oracle``); the function is
-registered here by that name, so the runner never special-cases task ids.
+registered by that name in ``benchmorph.data.oracles.ORACLES``, so the runner
+never special-cases task ids and a loader can reject an unknown name.
 """
 
 from __future__ import annotations
@@ -10,29 +11,27 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-# (test input arguments, the answer given, the reference's answer, atol) -> correct?
-Oracle = Callable[[Any, Any, Any, float], bool]
-
-_ORACLES: dict[str, Oracle] = {}
+from benchmorph.data.oracles import ORACLES, Oracle
 
 
 def register_oracle(name: str) -> Callable[[Oracle], Oracle]:
+    """Decorator: judge problems whose ``oracle`` is ``name`` with this function."""
+
     def decorate(function: Oracle) -> Oracle:
-        _ORACLES[name] = function
+        ORACLES.add(name, function)
         return function
 
     return decorate
 
 
 def get_oracle(name: str) -> Oracle:
-    try:
-        return _ORACLES[name]
-    except KeyError:
-        raise KeyError(f"unknown oracle '{name}' (known: {', '.join(sorted(_ORACLES))})") from None
+    if name not in ORACLES:
+        raise KeyError(f"unknown oracle '{name}' (known: {', '.join(oracle_names())})")
+    return ORACLES.get(name)
 
 
 def oracle_names() -> list[str]:
-    return sorted(_ORACLES)
+    return sorted(ORACLES.names())
 
 
 @register_oracle("polynomial_root")

@@ -12,9 +12,9 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from typing import Any
 
 from benchmorph.execution.cgroups import detect as detect_cgroups
+from benchmorph.execution.protocol import WorkerJob, WorkerReply
 from benchmorph.execution.replies import StreamWatch
 from benchmorph.execution.sandbox import WorkerCrashed, WorkerProcess, isolation_mode
 
@@ -29,6 +29,8 @@ class WorkerPool:
         # One cgroup per worker caps each sample's processes together; without one, rlimits per process.
         self.cgroups = detect_cgroups()
         self.memory_mode = self.cgroups.mode if self.cgroups else "rlimits"
+        # What charges a sample's CPU time (time limits): the cgroup's counter, or its process tree.
+        self.cpu_clock = self.cgroups.cpu_clock if self.cgroups else "process-tree"
         self._idle: queue.Queue[WorkerProcess] = queue.Queue()
         self._all = [
             WorkerProcess(slot, self.isolation, scratch_size, self.cgroups) for slot in range(self.size)
@@ -44,62 +46,58 @@ class WorkerPool:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def submit_one(
-        self, job: dict[str, Any], inputs: list[Any], timeout: float, watch: StreamWatch | None = None
-    ) -> dict[str, Any]:
-        """Run one job on an idle worker; returns the worker's reply or ``{"crashed": reason}``.
+    def submit_one(self, job: WorkerJob, watch: StreamWatch | None = None) -> WorkerReply:
+        """Run one job on an idle worker; returns the worker's reply (``crashed`` set when it was lost).
 
         ``watch`` sees the results as they stream and may stop the job early (``StreamWatch``).
         """
         worker = self._idle.get()
         try:
-            return self._run(worker, job, inputs, timeout, watch)
+            return self._run(worker, job, watch)
         finally:
             self._idle.put(worker)
 
-    def _run(
-        self,
-        worker: WorkerProcess,
-        job: dict[str, Any],
-        inputs: list[Any],
-        timeout: float,
-        watch: StreamWatch | None = None,
-    ) -> dict[str, Any]:
-        key = job.get("inputs_key")
-        message = dict(job)
-        if key is None or key not in worker.known_inputs:
-            message["inputs"] = inputs
+    def _run(self, worker: WorkerProcess, job: WorkerJob, watch: StreamWatch | None = None) -> WorkerReply:
+        key = job.inputs_key
+        with_inputs = key is None or key not in worker.known_inputs
         for _attempt in range(2):
             try:
-                reply = worker.request(message, timeout, watch)
+                reply = worker.request(job, with_inputs, watch)
             except WorkerCrashed as exc:
-                return {"crashed": str(exc)}
-            if reply.get("need_inputs"):
-                message["inputs"] = inputs
+                return WorkerReply.lost(str(exc))
+            if reply.need_inputs:
+                with_inputs = True
                 continue
             if key is not None:
                 worker.known_inputs.add(key)
             return reply
-        return {"crashed": "worker lost the test inputs"}
+        return WorkerReply.lost("worker lost the test inputs")
 
     def map(
         self,
-        jobs: Iterable[tuple[dict[str, Any], list[Any], float]],
-        on_done: Callable[[int, dict[str, Any]], None] | None = None,
+        jobs: Iterable[WorkerJob],
+        on_done: Callable[[int, WorkerReply], None] | None = None,
         watch: Callable[[int], StreamWatch | None] | None = None,
-    ) -> list[dict[str, Any]]:
-        """Run (job, inputs, timeout) triples in parallel; replies come back in input order.
+        concurrency: int | None = None,
+    ) -> list[WorkerReply]:
+        """Run jobs in parallel; replies come back in input order.
 
         ``watch(index)``, when given, makes the job's ``StreamWatch`` (see ``submit_one``).
+        ``concurrency`` caps how many jobs run at once (default: every worker).
         """
         jobs = list(jobs)
-        replies: list[dict[str, Any] | None] = [None] * len(jobs)
+        replies: list[WorkerReply | None] = [None] * len(jobs)
+        running = threading.BoundedSemaphore(concurrency) if concurrency else None
 
         def run(index: int) -> None:
-            job, inputs, timeout = jobs[index]
-            replies[index] = self.submit_one(job, inputs, timeout, watch(index) if watch else None)
+            if running is not None:
+                with running:
+                    reply = self.submit_one(jobs[index], watch(index) if watch else None)
+            else:
+                reply = self.submit_one(jobs[index], watch(index) if watch else None)
+            replies[index] = reply
             if on_done is not None:
-                on_done(index, replies[index])
+                on_done(index, reply)
 
         # Twice as many threads as workers: while one thread turns a reply into a verdict
         # (``on_done``), another already hands the worker it freed its next job, so no worker
@@ -117,7 +115,7 @@ class WorkerPool:
                 for future in futures:
                     future.cancel()
                 raise
-        return [reply if reply is not None else {"crashed": "no reply"} for reply in replies]
+        return [reply if reply is not None else WorkerReply.lost("no reply") for reply in replies]
 
     def close(self) -> None:
         with self._lock:

@@ -1,34 +1,53 @@
-"""Turning the bytes a worker relayed into the reply the engine judges.
+"""Turning the bytes a worker relayed into the typed reply the engine judges (``protocol.py``).
 
 Model code holds the pipe its results travel on, so every record may be
 forged or malformed; this module is where that is checked, on the host,
-before anything is decoded or compared (see ``verdicts.py``).
+before anything is decoded or compared (see ``verdicts.py``), and the only
+place that reads the wire form.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
-MAX_ERROR = 400
+from benchmorph.execution.protocol import MAX_ERROR, Coverage, TestRecord, TimeoutAt, TimeoutBy, WorkerReply
+
 # json.loads without its per-call set-up (see ``parse_record``): the same default decoder.
 _DECODE = json.JSONDecoder().decode
-# values.encode refuses anything nested deeper, so no honest output is.
-MAX_OUTPUT_DEPTH = 400
-CONTAINERS = (list, dict)
+
+Frames = list[tuple[bytes, bytes]]
+
+
+def _text(value: object) -> str | None:
+    return value[:MAX_ERROR] if isinstance(value, str) else None
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _timeout_by(summary: dict[str, Any]) -> TimeoutBy | None:
+    by = summary.get("timeout_by")
+    return by if by in ("cpu", "wall") else None
 
 
 def assemble_reply(
-    kind: object, summary: dict, frames: list[tuple[bytes, bytes]], watch: StreamWatch | None = None
-) -> dict:
+    kind: object, summary: dict[str, Any], frames: Frames, watch: StreamWatch | None = None
+) -> WorkerReply:
     """The reply the engine judges, from the worker's summary and the child bytes it relayed.
 
     ``watch``: the ``StreamWatch`` that saw the job's stream, whose parsed and
     checked records of the first lines are reused, not made twice.
     """
-    if "total" not in summary:  # ping, need_inputs, fatal: nothing was run
-        return summary
+    if "total" not in summary:  # need_inputs, fatal: nothing was run
+        return WorkerReply(
+            fatal=_text(summary.get("fatal")) or (None if summary.get("need_inputs") else "no reply"),
+            need_inputs=bool(summary.get("need_inputs")),
+            job_id=_text(summary.get("id")),
+        )
     if kind == "stdin":
         reply = stdin_reply(summary, frames)
     else:
@@ -39,14 +58,21 @@ def assemble_reply(
         # The host saw the sample's processes together hit a cgroup cap (memory, processes).
         # That decides the verdict whatever the records say: the kernel may have cut
         # them short anywhere, in loading as well as in a test.
-        reply.update(violation=str(cap), setup_error=None)
-        if reply.get("timeout_in") == "setup":
-            reply["timeout_in"] = None
+        timeout_in = None if reply.timeout_in == "setup" else reply.timeout_in
+        reply = replace(reply, violation=str(cap), setup_error=None, timeout_in=timeout_in)
     return reply
 
 
-def stdin_reply(summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:
-    results: list[dict | None] = []
+def _common(summary: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "job_id": _text(summary.get("id")),
+        "wall": _number(summary.get("wall")) or 0.0,
+        "cpu": _number(summary.get("cpu")),
+    }
+
+
+def stdin_reply(summary: dict[str, Any], frames: Frames) -> WorkerReply:
+    results: list[TestRecord | None] = []
     out: list[bytes] = []
     err: list[bytes] = []
     cov: list[bytes] = []
@@ -60,32 +86,29 @@ def stdin_reply(summary: dict, frames: list[tuple[bytes, bytes]]) -> dict:
         elif kind == b"T":
             results.append(stdin_result(json.loads(payload), out, err, cov))
             out, err, cov = [], [], []
-    results += [None] * (summary["total"] - len(results))
-    return {
-        "results": results,
-        "ready": True,
-        "exit": "",
-        "setup_error": None,
-        "violation": summary.get("violation"),
-        "timeout_in": summary.get("timeout_in"),
-        "id": summary.get("id"),
-        "wall": summary.get("wall"),
-    }
+    total = int(summary["total"])
+    results += [None] * (total - len(results))
+    timeout_in = summary.get("timeout_in")
+    return WorkerReply(
+        results=tuple(results[:total]),
+        ready=True,
+        violation=_text(summary.get("violation")),
+        timeout_in=timeout_in if isinstance(timeout_in, int) and not isinstance(timeout_in, bool) else None,
+        timeout_by=_timeout_by(summary),
+        **_common(summary),
+    )
 
 
-def stdin_result(test: dict, out: list[bytes], err: list[bytes], cov: list[bytes]) -> dict:
+def stdin_result(test: dict[str, Any], out: list[bytes], err: list[bytes], cov: list[bytes]) -> TestRecord:
     """One stdin test's result record, from the worker's "T" frame and the bytes relayed before it."""
     stdout = b"".join(out).decode("utf-8", "replace")
+    index, elapsed, cpu = int(test["i"]), float(test["t"]), _number(test.get("u"))
     if test["ok"]:
-        result = {"i": test["i"], "s": "ok", "t": test["t"], "o": stdout}
-        if cov:
-            covered = clean_coverage(parse_record(b"".join(cov)))
-            if covered is not None:
-                result["c"] = covered
-        return result
+        coverage = Coverage.from_wire(parse_record(b"".join(cov))) if cov else None
+        return TestRecord(index, True, elapsed, cpu, stdout, None, coverage)
     stderr = b"".join(err).decode("utf-8", "replace")[-MAX_ERROR:]
-    message = test["exit"] + (": " + stderr.strip() if stderr.strip() else "")
-    return {"i": test["i"], "s": "error", "t": test["t"], "e": message[:MAX_ERROR], "o": stdout}
+    message = str(test["exit"]) + (": " + stderr.strip() if stderr.strip() else "")
+    return TestRecord(index, False, elapsed, cpu, stdout, message[:MAX_ERROR])
 
 
 class StreamWatch:
@@ -98,7 +121,7 @@ class StreamWatch:
     end of the job is what decides, this only decides when to stop early.
     """
 
-    def __init__(self, kind: object, total: int, judge: Callable[[int, dict], bool]) -> None:
+    def __init__(self, kind: object, total: int, judge: Callable[[int, TestRecord], bool]) -> None:
         self.kind = kind
         self.total = total
         self.judge = judge
@@ -107,9 +130,9 @@ class StreamWatch:
         self._partial = b""
         # parse_record of each line of a function job's stream taken so far, in order: the
         # reply is assembled from the same lines, and reuses these (``function_reply``).
-        self.parsed: list[dict | None] = []
-        # clean_result of the result lines among them, by line number (same reuse).
-        self.cleaned: dict[int, dict] = {}
+        self.parsed: list[dict[str, Any] | None] = []
+        # The checked record of the result lines among them, by line number (same reuse).
+        self.cleaned: dict[int, TestRecord] = {}
         self._ready = False
         self._next = 0
         self._out: list[bytes] = []
@@ -145,7 +168,7 @@ class StreamWatch:
         if not (self._ready and index < self.total and type(record.get("i")) is int and record["i"] == index):
             self.watching = False
             return False
-        clean = clean_result(record, index)
+        clean = TestRecord.from_wire(record, index)
         if clean is None:
             self.watching = False
             return False
@@ -170,14 +193,14 @@ class StreamWatch:
                 return True
             try:
                 record = stdin_result(test, out, err, cov)
-            except (KeyError, TypeError):
+            except (KeyError, TypeError, ValueError):
                 self.watching = False
                 return True
             self._next += 1
             return self._judge(self._next - 1, record)
         return True
 
-    def _judge(self, index: int, record: dict) -> bool:
+    def _judge(self, index: int, record: TestRecord) -> bool:
         if self.judge(index, record):
             return True
         self.watching = False
@@ -186,26 +209,29 @@ class StreamWatch:
 
 
 def function_reply(
-    summary: dict,
+    summary: dict[str, Any],
     stream: bytes,
-    parsed: list[dict | None] | None = None,
-    cleaned: dict[int, dict] | None = None,
-) -> dict:
+    parsed: list[dict[str, Any] | None] | None = None,
+    cleaned: dict[int, TestRecord] | None = None,
+) -> WorkerReply:
     """Read the child's record stream as the harness writes it: ready, one result per test, end.
 
     Model code holds the pipe the records come from, so any line may be
     forged; the first one out of place ends the reading as a violation, and
-    records are checked before they are judged (``clean_result``).
+    records are checked before they are judged (``TestRecord.from_wire``).
     ``parsed[j]``, where given, is ``parse_record`` of line ``j`` already
     (the watch split the same bytes at the same newlines), and ``cleaned[j]``
-    its ``clean_result`` for the test index the watch gave it (used only where
-    that is the index read here: ``clean_result`` depends on nothing else).
+    its checked record for the test index the watch gave it (used only where
+    that is the index read here: the check depends on nothing else).
     """
     known = parsed or []
     checked = cleaned or {}
-    total = summary["total"]
-    results: list[dict | None] = [None] * total
-    outcome: dict = {"setup_error": None, "violation": None, "timeout_in": None}
+    total = int(summary["total"])
+    results: list[TestRecord | None] = [None] * total
+    setup_error: str | None = None
+    violation: str | None = None
+    timeout_in: TimeoutAt = None
+    timeout_by: TimeoutBy | None = None
     ready = False
     next_index = 0
     finished = False
@@ -213,13 +239,10 @@ def function_reply(
     for number, line in enumerate(lines[:-1]):  # the last piece is an unfinished line, or empty
         record = known[number] if number < len(known) else parse_record(line)
         if record is None:
-            outcome["violation"] = "corrupted result stream"
+            violation = "corrupted result stream"
             finished = True
         elif "setup_error" in record:
-            error = record["setup_error"]
-            outcome["setup_error"] = (
-                error[:MAX_ERROR] if isinstance(error, str) else "solution failed to load"
-            )
+            setup_error = _text(record["setup_error"]) or "solution failed to load"
             finished = True
         elif record.get("ready") is True and not ready:
             ready = True
@@ -227,35 +250,38 @@ def function_reply(
             finished = True
         elif ready and next_index < total and type(record.get("i")) is int and record["i"] == next_index:
             clean = checked.get(number)
-            if clean is None or clean["i"] != next_index:
-                clean = clean_result(record, next_index)
+            if clean is None or clean.index != next_index:
+                clean = TestRecord.from_wire(record, next_index)
             if clean is None:
-                outcome["violation"] = "corrupted result stream"
+                violation = "corrupted result stream"
                 finished = True
             else:
                 results[next_index] = clean
                 next_index += 1
         else:
-            outcome["violation"] = "corrupted result stream"
+            violation = "corrupted result stream"
             finished = True
         if finished:
             break
     if not finished:
         if summary.get("violation"):
-            outcome["violation"] = summary["violation"]
+            violation = _text(summary["violation"])
         elif summary.get("timed_out"):
-            outcome["timeout_in"] = "setup" if not ready else next_index
-    return {
-        "results": results,
-        "ready": ready,
-        "exit": summary.get("exit", ""),
-        **outcome,
-        "id": summary.get("id"),
-        "wall": summary.get("wall"),
-    }
+            timeout_in = "setup" if not ready else next_index
+            timeout_by = _timeout_by(summary)
+    return WorkerReply(
+        results=tuple(results),
+        ready=ready,
+        exit=_text(summary.get("exit")) or "",
+        setup_error=setup_error,
+        violation=violation,
+        timeout_in=timeout_in,
+        timeout_by=timeout_by,
+        **_common(summary),
+    )
 
 
-def parse_record(line: bytes) -> dict | None:
+def parse_record(line: bytes) -> dict[str, Any] | None:
     """One JSON record from the child, or None when the line is not one.
 
     The child runs model code, which can write anything to this pipe (it holds
@@ -272,141 +298,3 @@ def parse_record(line: bytes) -> dict | None:
     except Exception:  # noqa: BLE001 - ValueError, RecursionError, MemoryError
         return None
     return record if isinstance(record, dict) else None
-
-
-def output_is_judgeable(data: object) -> bool:
-    """Whether the host can decode ``data`` (an encoded output) and judge it without raising.
-
-    Mirrors what ``values.decode`` accepts, iteratively and without building
-    anything: tag payloads of the right shape, set members and dict keys that
-    decode to hashable values, string payloads for opaque values (the host
-    prints them in diffs), and no deeper nesting than the encoder produces.
-    """
-    if type(data) not in CONTAINERS:
-        return True
-    # Only containers are stacked, with their depth; their members sit one
-    # level deeper, so a container with members may not sit at the limit.
-    stack = [(data, 0, False)]
-    while stack:
-        item, depth, must_hash = stack.pop()
-        full = depth >= MAX_OUTPUT_DEPTH
-        below = depth + 1
-        if type(item) is list:
-            if must_hash or (full and item):
-                return False
-            stack.extend([(child, below, False) for child in item if type(child) in CONTAINERS])
-            continue
-        tag = next(iter(item)) if len(item) == 1 else None
-        payload = item[tag] if tag is not None else None
-        if tag in ("__tuple__", "__set__", "__frozenset__"):
-            if type(payload) is not list or (must_hash and tag == "__set__") or (full and payload):
-                return False
-            inner = must_hash if tag == "__tuple__" else True
-            stack.extend([(child, below, inner) for child in payload if type(child) in CONTAINERS])
-        elif tag == "__dict__":
-            if must_hash or type(payload) is not list or (full and payload):
-                return False
-            for pair in payload:
-                if type(pair) is not list or len(pair) != 2:
-                    return False
-                key, value = pair
-                if type(key) in CONTAINERS:
-                    stack.append((key, below, True))
-                if type(value) in CONTAINERS:
-                    stack.append((value, below, False))
-        elif tag == "__float__":
-            if not is_float_text(payload):
-                return False
-        elif tag == "__complex__":
-            if type(payload) is not list or len(payload) != 2:
-                return False
-            for part in payload:
-                tagged = type(part) is dict and len(part) == 1 and is_float_text(part.get("__float__"))
-                if type(part) not in (int, float) and not tagged:
-                    return False
-                if type(part) is int and not fits_float(part):  # complex() of 10**400 overflows
-                    return False
-        elif tag == "__bytes__":
-            try:
-                base64.b64decode(payload)
-            except (TypeError, ValueError):
-                return False
-        elif tag == "__opaque__":
-            if type(payload) is not str:
-                return False
-        else:
-            if must_hash or (full and item):
-                return False
-            stack.extend([(child, below, False) for child in item.values() if type(child) in CONTAINERS])
-    return True
-
-
-def fits_float(number: int) -> bool:
-    try:
-        float(number)
-    except OverflowError:
-        return False
-    return True
-
-
-def is_float_text(text: object) -> bool:
-    if type(text) is not str:
-        return False
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def clean_result(record: dict, index: int) -> dict | None:
-    """The result record for test ``index`` as the host may safely judge it, or None.
-
-    Forged records must not reach the host in a shape its judging code would
-    raise on (a non-numeric time, an undecodable or too deeply nested output):
-    that would turn one hostile sample into a failed run instead of a verdict.
-    """
-    elapsed = record.get("t")
-    if type(elapsed) not in (int, float) or not 0 <= elapsed < 1e9:
-        return None
-    if record.get("s") == "ok":
-        output = record.get("o")
-        if not output_is_judgeable(output):
-            # Also reachable without forging (a hashable list subclass in a set
-            # encodes as a set of lists): judged as that test's error, like any
-            # output the codec cannot carry.
-            return {"i": index, "s": "error", "t": float(elapsed), "e": "output cannot be decoded"}
-        clean = {"i": index, "s": "ok", "t": float(elapsed), "o": output}
-        if "c" in record:
-            covered = clean_coverage(record["c"])
-            if covered is None:
-                return None
-            clean["c"] = covered
-        return clean
-    if record.get("s") == "error":
-        error = record.get("e")
-        return {
-            "i": index,
-            "s": "error",
-            "t": float(elapsed),
-            "e": error[:MAX_ERROR] if isinstance(error, str) else "error",
-        }
-    return None
-
-
-def clean_coverage(data: object) -> dict | None:
-    """A traced run's coverage record (``{"l": [line, ...], "a": [[from, to], ...]}``) checked, or None.
-
-    Only references are traced, but the record still crossed the pipe the
-    sample's code holds, so its shape is checked like any other record's.
-    """
-    if type(data) is not dict or set(data) != {"l", "a"}:
-        return None
-    lines, arcs = data["l"], data["a"]
-    if type(lines) is not list or type(arcs) is not list:
-        return None
-    if not all(type(line) is int for line in lines):
-        return None
-    if not all(type(arc) is list and len(arc) == 2 and all(type(end) is int for end in arc) for arc in arcs):
-        return None
-    return {"l": lines, "a": arcs}

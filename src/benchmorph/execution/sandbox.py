@@ -25,6 +25,7 @@ from pathlib import Path
 
 from benchmorph.data import values as values_module
 from benchmorph.execution.cgroups import CgroupSupport, SampleCgroup
+from benchmorph.execution.protocol import WorkerJob, WorkerReply
 from benchmorph.execution.replies import StreamWatch, assemble_reply
 
 # Written to a worker while it runs a job: end it now (a zero length, which no request has).
@@ -306,7 +307,7 @@ class WorkerProcess:
                 "PYTHONDONTWRITEBYTECODE": "1",
             }
         passed = self._sample_cgroup()
-        cmd += [f"cgroup={fd}:{controllers}" for fd, controllers in passed]
+        cmd += [flag for _, flag in passed]
         try:
             self.proc = _spawner.submit(
                 subprocess.Popen,
@@ -323,16 +324,31 @@ class WorkerProcess:
                 os.close(fd)
 
     def _sample_cgroup(self) -> list[tuple[int, str]]:
-        """A fresh sample cgroup for this worker, and the cgroup.procs descriptors it gets."""
+        """A fresh sample cgroup for this worker, and the descriptors it gets as worker arguments.
+
+        ``(fd, "cgroup=FD:CONTROLLERS")`` for each ``cgroup.procs`` the child joins, and
+        ``(fd, "cpu=FD:FORMAT")`` for the CPU counter the worker reads, ``(fd, "pids-events=FD")``
+        for the count of refused forks (see ``_worker.py``).
+        """
         if self.cgroups is None:
             return []
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
+        opened: list[tuple[int, str]] = []
         try:
             self.cgroup = SampleCgroup(self.cgroups)
-            return self.cgroup.open_procs()
+            opened = [(fd, f"cgroup={fd}:{names}") for fd, names in self.cgroup.open_procs()]
+            counter = self.cgroup.open_cpu()
+            if counter is not None:
+                opened.append((counter[0], f"cpu={counter[0]}:{counter[1]}"))
+            events = self.cgroup.open_pids_events()
+            if events is not None:
+                opened.append((events, f"pids-events={events}"))
+            return opened
         except OSError as exc:
+            for fd, _ in opened:
+                os.close(fd)
             if self.cgroup is not None:
                 self.cgroup.remove()
                 self.cgroup = None
@@ -341,8 +357,11 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def request(self, message: dict, timeout: float, watch: StreamWatch | None = None) -> dict:
-        """Send one job and wait for its reply; any failure kills the worker and raises WorkerCrashed.
+    def request(self, job: WorkerJob, with_inputs: bool, watch: StreamWatch | None = None) -> WorkerReply:
+        """Send one job (its inputs too, ``with_inputs``) and wait for its reply.
+
+        Any failure kills the worker and raises WorkerCrashed; the host waits
+        ``job.budget`` seconds for the whole reply.
 
         The code travels apart from the JSON header (the worker keeps it out
         of its heap), and the reply comes back as relayed child bytes that
@@ -353,17 +372,17 @@ class WorkerProcess:
         if not self.alive():
             self.start()
         assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
-        limits = message.get("limits")
-        if self.cgroup is not None and limits:
+        limits = job.limits
+        if self.cgroup is not None:
             try:
-                self.cgroup.apply(int(limits["memory"]), int(limits["processes"]))
+                self.cgroup.apply(int(limits["memory"]), int(limits["tasks"]))
             except OSError as exc:
-                return {"fatal": f"cannot set the sample cgroup's caps: {exc}"}
-        header = dict(message)
-        code = str(header.pop("code", "")).encode("utf-8", "surrogatepass")
+                return WorkerReply(fatal=f"cannot set the sample cgroup's caps: {exc}", job_id=job.id)
+        header = job.header(with_inputs)
+        code = job.code.encode("utf-8", "surrogatepass")
         header["code_len"] = len(code)
         body = json.dumps(header).encode()
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + job.budget
         reader = _FrameReader(self.proc.stdout.fileno(), deadline)
         try:
             self.proc.stdin.write(struct.pack(">I", len(body)) + body + code)
@@ -389,14 +408,14 @@ class WorkerProcess:
             raise WorkerCrashed(reason) from None
         finally:
             reader.close()
-        if self.cgroup is not None and limits:
+        if self.cgroup is not None and "total" in summary:
             try:
                 summary["cap"] = self.cgroup.exceeded()
             except (OSError, ValueError) as exc:
                 summary["cap"] = (
                     f"cannot read the sample cgroup's counters ({exc}): the caps may not have held"
                 )
-        return assemble_reply(message.get("kind"), summary, frames, watch)
+        return assemble_reply(job.kind, summary, frames, watch)
 
     def stop(self) -> None:
         if self.proc is not None:

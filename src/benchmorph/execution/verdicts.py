@@ -13,6 +13,7 @@ from benchmorph.data import values
 from benchmorph.data.models import Problem, TestResult, Verdict
 from benchmorph.execution.compare import short_diff, stdout_match, values_match
 from benchmorph.execution.oracles import get_oracle
+from benchmorph.execution.protocol import TestRecord, WorkerReply
 
 
 def judge_output(problem: Problem, test_index: int, output: Any) -> tuple[bool, str | None]:
@@ -41,15 +42,15 @@ def oracle_accepts(problem: Problem, args: Any, answer: Any, expected: Any = Non
         return False
 
 
-def judge_record(problem: Problem, test_index: int, record: dict[str, Any]) -> TestResult:
+def judge_record(problem: Problem, test_index: int, record: TestRecord) -> TestResult:
     """The result of one test the solution answered; never raises.
 
     The answer is model-chosen, so whatever goes wrong while decoding or
     judging it fails that test with a short reason instead of ending the run.
     """
-    elapsed = record.get("t")
+    elapsed = record.time
     try:
-        output = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
+        output = record.output if problem.kind == "stdin" else values.decode(record.output)
         ok, diff = judge_output(problem, test_index, output)
     except Exception as exc:  # noqa: BLE001 - see above
         return TestResult(
@@ -61,21 +62,25 @@ def judge_record(problem: Problem, test_index: int, record: dict[str, Any]) -> T
     return TestResult(index=test_index, status="pass" if ok else "fail", time=elapsed, diff=diff)
 
 
-def judge_result(problem: Problem, test_index: int, record: dict[str, Any]) -> TestResult | None:
+def _raised(test_index: int, record: TestRecord) -> TestResult:
+    return TestResult(
+        index=test_index, status="error", time=record.time, error=(record.error or "error")[:400]
+    )
+
+
+def judge_result(problem: Problem, test_index: int, record: TestRecord) -> TestResult | None:
     """One test's result record judged: None when it passed, else the failing TestResult; never raises.
 
     The cheap form of ``judge_record`` for runs without per-test details:
     a pass builds nothing.
     """
-    if record.get("s") != "ok":
-        return TestResult(
-            index=test_index, status="error", time=record.get("t"), error=str(record.get("e", "error"))[:400]
-        )
+    if not record.returned:
+        return _raised(test_index, record)
     try:
-        output = record["o"] if problem.kind == "stdin" else values.decode(record.get("o"))
+        output = record.output if problem.kind == "stdin" else values.decode(record.output)
         test = problem.tests[test_index]
         if problem.kind == "stdin":
-            ok = stdout_match(test.expected, output, problem.atol)
+            ok = stdout_match(test.expected, str(output), problem.atol)
         elif problem.oracle:
             ok = oracle_accepts(problem, test.input, output, test.expected)
         else:
@@ -95,7 +100,7 @@ class FirstFailure:
         self.problem = problem
         self.judged: dict[int, TestResult | None] = {}
 
-    def __call__(self, index: int, record: dict[str, Any]) -> bool:
+    def __call__(self, index: int, record: TestRecord) -> bool:
         result = judge_result(self.problem, index, record)
         self.judged[index] = result
         return result is None
@@ -110,7 +115,7 @@ def _overall(tests: list[TestResult]) -> str:
 
 def build_verdict(
     problem: Problem,
-    reply: dict[str, Any],
+    reply: WorkerReply,
     task_id: str,
     index: int,
     isolation: str,
@@ -125,7 +130,7 @@ def build_verdict(
     before it.  ``judged`` holds tests a ``FirstFailure`` already judged.
     """
     total = len(problem.tests)
-    wall = float(reply.get("wall") or 0.0)
+    wall = reply.wall
 
     def verdict(
         status: str, tests: list[TestResult], error: str | None, passed: int | None = None
@@ -147,55 +152,62 @@ def build_verdict(
             return verdict(status, [], error)
         return verdict(status, [TestResult(index=i, status="not-run") for i in range(total)], error)
 
-    if "crashed" in reply:
-        return whole("sandbox-violation", f"sandbox worker lost: {reply['crashed']}")
-    if reply.get("fatal"):
-        return whole("error", str(reply["fatal"]))
-    if reply.get("setup_error"):
-        return whole("error", str(reply["setup_error"]))
-    if reply.get("timeout_in") == "setup":
-        return whole("timeout", "solution did not finish loading in time")
+    if reply.crashed is not None:
+        return whole("sandbox-violation", f"sandbox worker lost: {reply.crashed}")
+    if reply.fatal:
+        return whole("error", reply.fatal)
+    if reply.setup_error:
+        return whole("error", reply.setup_error)
+    if reply.timeout_in == "setup":
+        return whole("timeout", "solution did not finish loading in time" + _limit_note(reply))
 
     if not details:
         return _first_failure_verdict(problem, reply, judged or {}, verdict)
     tests: list[TestResult] = []
-    records = reply.get("results") or []
+    records = reply.results
     for i in range(total):
         record = records[i] if i < len(records) else None
         if record is None:
-            if reply.get("timeout_in") == i:
-                tests.append(TestResult(index=i, status="timeout", error="time limit exceeded"))
+            if reply.timeout_in == i:
+                tests.append(_timed_out(i, reply))
             else:
                 tests.append(TestResult(index=i, status="not-run"))
             continue
-        if record.get("s") == "ok":
+        if record.returned:
             tests.append(judge_record(problem, i, record))
         else:
-            tests.append(
-                TestResult(
-                    index=i, status="error", time=record.get("t"), error=str(record.get("e", "error"))[:400]
-                )
-            )
+            tests.append(_raised(i, record))
 
     status = _overall(tests)
     error = None
-    if reply.get("violation"):
-        status, error = "sandbox-violation", str(reply["violation"])
+    if reply.violation:
+        status, error = "sandbox-violation", reply.violation
     elif (
         status == "error"
         and any(t.status == "not-run" for t in tests)
         and not any(t.status == "error" for t in tests)
     ):
-        error = f"solution stopped before running every test ({reply.get('exit') or 'no result'})"
+        error = f"solution stopped before running every test ({reply.exit or 'no result'})"
     elif status != "pass":
         first = next(t for t in tests if t.status != "pass")
         error = first.error or first.diff
     return verdict(status, tests, error)
 
 
+def _limit_note(reply: WorkerReply) -> str:
+    """Which clock ran out, for a timeout's message: CPU time is the limit, wall time only its backstop."""
+    if reply.timeout_by == "wall":
+        return " (wall-clock backstop: it waited, using little CPU)"
+    return " (CPU time)" if reply.timeout_by == "cpu" else ""
+
+
+def _timed_out(index: int, reply: WorkerReply) -> TestResult:
+    return TestResult(index=index, status="timeout", error="time limit exceeded" + _limit_note(reply))
+
+
 def _first_failure_verdict(
     problem: Problem,
-    reply: dict[str, Any],
+    reply: WorkerReply,
     judged: dict[int, TestResult | None],
     verdict: Callable[..., Verdict],
 ) -> Verdict:
@@ -204,14 +216,14 @@ def _first_failure_verdict(
     Its status and error are what the full table would give: the full
     table's status is also its first non-passing test's (``_overall``).
     """
-    records = reply.get("results") or []
+    records = reply.results
     decisive: TestResult | None = None
     passed = 0
     for i in range(len(problem.tests)):
         record = records[i] if i < len(records) else None
         if record is None:
-            if reply.get("timeout_in") == i:
-                decisive = TestResult(index=i, status="timeout", error="time limit exceeded")
+            if reply.timeout_in == i:
+                decisive = _timed_out(i, reply)
             else:
                 decisive = TestResult(index=i, status="not-run")
             break
@@ -219,11 +231,11 @@ def _first_failure_verdict(
         if decisive is not None:
             break
         passed += 1
-    if reply.get("violation"):
-        return verdict("sandbox-violation", [decisive] if decisive else [], str(reply["violation"]), passed)
+    if reply.violation:
+        return verdict("sandbox-violation", [decisive] if decisive else [], reply.violation, passed)
     if decisive is None:
         return verdict("pass", [], None, passed)
     if decisive.status == "not-run":
-        error = f"solution stopped before running every test ({reply.get('exit') or 'no result'})"
+        error = f"solution stopped before running every test ({reply.exit or 'no result'})"
         return verdict("error", [decisive], error, passed)
     return verdict(decisive.status, [decisive], decisive.error or decisive.diff, passed)

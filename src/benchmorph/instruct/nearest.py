@@ -56,6 +56,7 @@ def nearest_centers(
     for start in range(0, len(centers), tile):
         block = np.asarray(centers[start : start + tile], dtype=dtype)
         if cosine:
+            assert inv_centers is not None
             tile_terms.append(inv_centers[start : start + tile].astype(dtype))
         else:
             tile_terms.append(0.5 * np.einsum("ij,ij->i", block, block))

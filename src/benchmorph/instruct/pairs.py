@@ -162,7 +162,8 @@ def _answers(
         raws = [
             None
             if answers[0].text is None
-            else answers[0].text + ("\n" + solutions[i].text if i in solutions and solutions[i].text else "")
+            else answers[0].text
+            + ("\n" + (solutions[i].text or "") if i in solutions and solutions[i].text else "")
             for i, answers in enumerate(first.answers)
         ]
     else:
@@ -344,7 +345,7 @@ def make_pairs(
     with_tests = [pair for pair in pending if by_id[pair.source_id].tests]
     if with_tests and engine is None:
         notes.append(f"{len(with_tests)} pairs have tests that were not run (no sandbox engine)")
-    elif with_tests:
+    elif with_tests and engine is not None:
         with progress(f"pairs: run {len(with_tests)} new solutions on their tests", None):
             run_tests(with_tests, by_id, engine)
     with progress("pairs: embed solutions (D_S)", None):

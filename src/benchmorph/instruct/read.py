@@ -137,7 +137,7 @@ def _json_rows(path: Path) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     if not isinstance(data, list):
         raise InputError('expected a JSON array of records (or {"data": [...]})', path=path)
     for index, row in enumerate(data):
-        where = {"path": f"{path} record {index + 1}"}
+        where: dict[str, Any] = {"path": f"{path} record {index + 1}"}
         if not isinstance(row, dict):
             raise InputError(f"expected a JSON object, got {type(row).__name__}", **where)
         yield row, where

@@ -193,7 +193,7 @@ def kcenter_greedy(
     # Working space: projected (and, for cosine, normalised before projecting), centred on the base.
     clock = time.perf_counter()
     projected = dim is not None
-    if projected:
+    if dim is not None:
         matrix = gaussian_projection(candidates.shape[1], dim, seed, dtype)
         work_x = transform_rows(candidates, dtype=dtype, projection=matrix, inv_norms=inv_x)
         work_b = transform_rows(centers, dtype=dtype, projection=matrix, inv_norms=inv_b)

@@ -21,8 +21,9 @@ that records no parent prompt (other transforms) needs ``originals``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from benchmorph.core.registry import Registry
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import Problem, Variant
 
@@ -92,14 +93,51 @@ def not_memorized(problem: Problem) -> str:
     return raising + "\n"
 
 
+Baseline = Callable[[Sequence[Problem], Mapping[str, str]], list[str]]
+
+# Models that need no LLM, by name: ``reference``, ``original``, ``memorizer`` and any a plug-in adds
+# (an entry point in ``benchmorph.baselines`` naming a module that calls ``BASELINES.add``).  Each gets
+# the whole batch of problems and its spec's ``?options``, and answers every problem; ``options`` in
+# the metadata are the ``?key=`` options it takes.
+BASELINES: Registry[Baseline] = Registry("baseline", group="benchmorph.baselines", unknown=InputError)
+
+
+def _reference(problems: Sequence[Problem], options: Mapping[str, str]) -> list[str]:
+    return [problem.reference for problem in problems]
+
+
+def _original(problems: Sequence[Problem], options: Mapping[str, str]) -> list[str]:
+    originals = None
+    if options.get("originals"):
+        from benchmorph.data.registry import load_benchmark
+
+        originals = load_benchmark(options["originals"]).by_id()
+    return [parent_reference(problem, originals) for problem in problems]
+
+
+def _memorizer(problems: Sequence[Problem], options: Mapping[str, str]) -> list[str]:
+    memory = memorized(problems, options.get("originals"))
+    answers = [memory.get(problem.prompt) for problem in problems]
+    return [
+        known if known is not None else not_memorized(problem)
+        for known, problem in zip(answers, problems, strict=True)
+    ]
+
+
+BASELINES.add("reference", _reference)
+BASELINES.add("original", _original, options=("originals",))
+BASELINES.add("memorizer", _memorizer, options=("originals",))
+
+
 def baseline_code(
     name: str,
     problem: Problem,
     memory: Mapping[str, str] | None = None,
     originals: Mapping[str, Problem] | None = None,
 ) -> str:
-    """The baseline's answer; ``memory`` (from :func:`memorized`) is the memorizer's, ``originals``
-    (id -> problem) the original baseline's parents for variants that do not carry their reference."""
+    """One problem's answer from a built-in baseline; ``memory`` (from :func:`memorized`) is the memorizer's,
+    ``originals`` (id -> problem) the original baseline's parents for variants that do not carry their
+    reference."""
     if name == "reference":
         return problem.reference
     if name == "original":

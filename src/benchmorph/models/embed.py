@@ -14,12 +14,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from benchmorph.core.registry import Registry
 from benchmorph.data.errors import InputError
 from benchmorph.models.cache import LLMCache, hash_key
 from benchmorph.models.params import RetryPolicy
 from benchmorph.models.spec import ModelSpec, parse_spec
 
 BatchEmbedder = Callable[[list[str]], list[list[float]]]
+
+
+EmbedderFactory = Callable[[ModelSpec, RetryPolicy], BatchEmbedder]
 
 
 def _openai_embedder(spec: ModelSpec, policy: RetryPolicy) -> BatchEmbedder:
@@ -38,7 +42,7 @@ def _openai_embedder(spec: ModelSpec, policy: RetryPolicy) -> BatchEmbedder:
     return run
 
 
-def _sentence_transformers_embedder(spec: ModelSpec) -> BatchEmbedder:
+def _sentence_transformers_embedder(spec: ModelSpec, policy: RetryPolicy) -> BatchEmbedder:
     try:
         from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
     except ImportError:
@@ -49,16 +53,24 @@ def _sentence_transformers_embedder(spec: ModelSpec) -> BatchEmbedder:
     return lambda texts: model.encode(texts, convert_to_numpy=True).tolist()
 
 
-def make_embedder(spec: ModelSpec, policy: RetryPolicy | None = None) -> BatchEmbedder:
-    if spec.backend == "llamacpp":
-        from benchmorph.models.backends.llamacpp import gguf_embedder
+def _gguf_embedder(spec: ModelSpec, policy: RetryPolicy) -> BatchEmbedder:
+    from benchmorph.models.backends.llamacpp import gguf_embedder
 
-        return gguf_embedder(spec)
-    if spec.backend == "openai":
-        return _openai_embedder(spec, policy or RetryPolicy())
-    if spec.backend == "sentence-transformers":
-        return _sentence_transformers_embedder(spec)
-    raise InputError(f"model spec '{spec.text}' cannot embed text (use local, llamacpp:, openai: or st:)")
+    return gguf_embedder(spec)
+
+
+# Embedders by the ``ModelSpec.backend`` they serve; a plug-in adds its own (or an entry point in the
+# group ``benchmorph.embedders``).
+EMBEDDERS: Registry[EmbedderFactory] = Registry("embedder", group="benchmorph.embedders", unknown=InputError)
+EMBEDDERS.add("llamacpp", _gguf_embedder)
+EMBEDDERS.add("openai", _openai_embedder)
+EMBEDDERS.add("sentence-transformers", _sentence_transformers_embedder)
+
+
+def make_embedder(spec: ModelSpec, policy: RetryPolicy | None = None) -> BatchEmbedder:
+    if spec.backend not in EMBEDDERS:
+        raise InputError(f"model spec '{spec.text}' cannot embed text (use local, llamacpp:, openai: or st:)")
+    return EMBEDDERS.get(spec.backend)(spec, policy or RetryPolicy())
 
 
 def embed(

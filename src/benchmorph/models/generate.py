@@ -16,7 +16,7 @@ from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Sample
 from benchmorph.models.ask import Answer, aask
 from benchmorph.models.backends import Backend
-from benchmorph.models.baselines import baseline_code, memorized
+from benchmorph.models.baselines import BASELINES
 from benchmorph.models.cache import LLMCache
 from benchmorph.models.params import GenerationParams, RetryPolicy
 from benchmorph.models.prompts import answer_to_code, build_request
@@ -57,20 +57,10 @@ def _sample(spec: ModelSpec, params: GenerationParams, problem: Problem, slot: A
 
 def _baseline_samples(spec: ModelSpec, problems: Sequence[Problem], params: GenerationParams) -> list[Sample]:
     # A baseline is deterministic: one sample per problem whatever n says.
-    memory = memorized(problems, spec.options.get("originals")) if spec.model == "memorizer" else None
-    originals = None
-    if spec.model == "original" and spec.options.get("originals"):
-        from benchmorph.data.registry import load_benchmark
-
-        originals = load_benchmark(spec.options["originals"]).by_id()
+    answers = BASELINES.get(spec.model)(problems, spec.options)
     return [
-        Sample(
-            task_id=problem.id,
-            index=0,
-            code=baseline_code(spec.model, problem, memory, originals),
-            model=spec.text,
-        )
-        for problem in problems
+        Sample(task_id=problem.id, index=0, code=code, model=spec.text)
+        for problem, code in zip(problems, answers, strict=True)
     ]
 
 

@@ -44,7 +44,7 @@ import re
 import textwrap
 import warnings
 
-__all__ = ["KINDS", "sanitize"]
+__all__ = ["KINDS", "looks_like_raw_answer", "sanitize"]
 
 KINDS = ("function", "method", "stdin")
 
@@ -120,6 +120,27 @@ def sanitize(raw: str, *, entry_point: str = "", kind: str = "function", prompt:
             gc.enable()
 
 
+def looks_like_raw_answer(text: str) -> bool:
+    """Whether ``text`` reads like an LLM's answer as written rather than a program.
+
+    A Markdown fence, CodeLlama's ``[PYTHON]`` tags, a reasoning model's
+    ``</think>``, or prose on a column-0 line.  For telling a user that a file of
+    samples that does not parse wants the sanitizer; never raises.
+    """
+    if not isinstance(text, str):
+        return False
+    if _FENCE_RE.search(text) or "</think>" in text:
+        return True
+    for line in text.split("\n"):
+        if line.strip() and line[0] not in " \t#":
+            try:
+                if _looks_like_prose(line.strip()):
+                    return True
+            except IndexError:
+                continue
+    return False
+
+
 # --------------------------------------------------------------------------- text helpers
 
 
@@ -163,7 +184,7 @@ def _looks_like_prose(head: str) -> bool:
     if first in ("-", "*", "+", ">", "|") or (first[:-1].isdigit() and first[-1] in ".)"):
         return True
     if first[-1] in "!,." and first[:-1].isalpha():  # "Sure!", "Certainly,", "Done."
-        return True
+        return "=" not in head  # but "begin, end = -1., 1." is a tuple assignment
     if keyword.iskeyword(first) or first in _SOFT_KEYWORDS:
         return False
     if first.endswith(":") and first[:-1].isidentifier():
@@ -761,6 +782,11 @@ class _Sanitizer:
         self.prompt_text = _normalize(prompt) if prompt and kind != "stdin" else ""
         self.blocks: list[_Region] = []  # fenced blocks worth reading, in order
         self.remainder: _Region | None = None  # the text outside fences, when there are fences
+        # The region the answer ends in, when it may have been cut off there: the whole answer,
+        # or a final fence left open.  None when every fence was closed (nothing was cut).
+        self._end_region: _Region | None = None
+        # prompt + body regions, by id, with the answer region their body came from.
+        self._body_source: dict[int, _Region] = {}
         self._prompt_region: _Region | None = None
         self._extra: list[_Region] = []  # prompt + body attempts
 
@@ -771,6 +797,7 @@ class _Sanitizer:
         lines = text.split("\n")
         if "```" not in text and "~~~" not in text and "[PYTHON]" not in text:
             self.blocks = [_Region(lines, 0)]
+            self._end_region = self.blocks[0]
             return
         blocks: list[_Region] = []
         outside: list[str] = []
@@ -813,6 +840,7 @@ class _Sanitizer:
                 taken = line_of + 1
         if open_at >= 0:  # unclosed final fence: a truncated answer, take the rest
             blocks.append(self._block(lines[open_at + 1 :], open_indent, open_tag, len(blocks)))
+            self._end_region = blocks[-1]
         else:
             outside.extend(lines[taken:])
         blocks = [b for b in blocks if any(line.strip() for line in b.lines)]
@@ -867,9 +895,16 @@ class _Sanitizer:
             root = self._find_root([self.remainder])
             if root is not None:
                 regions = [self.remainder, *regions]
-        if root is None and self._prompt() is not None and self.entry:
+        if (
+            self._prompt() is not None
+            and self.entry
+            and (root is None or root.truncated or self._continues_prompt())
+        ):
+            # The answer is (or starts with) a body for the prompt's signature: prompt + body is its
+            # first definition, which a later copy of the function replaces only if that copy is
+            # complete (``_last_definition``).
             found = self._body_with_prompt()
-            if found is not None:
+            if found is not None and (root is None or not found[0].truncated):
                 root, combined, source = found
                 regions = [combined, *(r for r in regions if r is not source)]
         if root is None:
@@ -891,11 +926,22 @@ class _Sanitizer:
                     return stmt
         return None
 
+    def _continues_prompt(self) -> bool:
+        """Whether the answer opens with indented code: it goes on with the prompt's function body."""
+        if self.remainder is not None or len(self.blocks) != 1:
+            return False
+        first = next((line for line in self.blocks[0].lines if line.strip()), "")
+        return first[:1] in (" ", "\t") and not first.lstrip().startswith("#")
+
     def _find_root(self, regions: list[_Region]) -> _Stmt | None:
         """The last complete definition of the entry point; a truncated one if that is all.
 
         A later definition wins, as it would at run time (a corrected second attempt), unless
-        it was cut off by the token limit and an earlier complete one exists.
+        it was cut off by the token limit and an earlier complete one exists.  A copy is cut
+        off when it does not parse as written (a truncated tail is cut back), or when it ends
+        the answer (no closed fence, nothing after it) and its lines are a strict prefix of an
+        earlier copy's (the model repeating itself, cut at a line end that happens to parse).
+        A copy that differs from the earlier one in a complete line is a revision, and wins.
         """
         root = self._last_definition(regions, self.kind == "method")
         if root is None and self.kind == "method" and self.entry:
@@ -912,15 +958,39 @@ class _Sanitizer:
             for chunk in region.chunks()
             if chunk.kind in kinds and name in chunk.names or chunk.kind == "cond" and not method
         ]
+        found = [stmt for chunk in candidates if (stmt := self._root_in(chunk, method)) is not None]
         truncated: _Stmt | None = None
-        for chunk in reversed(candidates):
-            stmt = self._root_in(chunk, method)
-            if stmt is None:
-                continue
-            if not stmt.truncated:
+        for position in range(len(found) - 1, -1, -1):
+            stmt = found[position]
+            if not stmt.truncated and not self._repeats_cut_short(stmt, found[:position]):
                 return stmt
             truncated = truncated or stmt
         return truncated
+
+    def _repeats_cut_short(self, stmt: _Stmt, earlier: list[_Stmt]) -> bool:
+        """Whether ``stmt`` ends the answer and is an earlier complete copy cut short (``_find_root``)."""
+        if not earlier or not self._ends_answer(stmt):
+            return False
+        mine = _code_lines(stmt)
+        if not mine:
+            return False
+        for other in earlier:
+            if other.truncated or type(other.node) is not type(stmt.node):
+                continue
+            theirs = _code_lines(other)
+            if len(mine) > len(theirs) or mine[:-1] != theirs[: len(mine) - 1]:
+                continue
+            last, counterpart = mine[-1], theirs[len(mine) - 1]
+            if counterpart.startswith(last) and (len(mine) < len(theirs) or last != counterpart):
+                return True
+        return False
+
+    def _ends_answer(self, stmt: _Stmt) -> bool:
+        """Whether nothing but blank lines follows ``stmt`` to the end of an answer that may be cut off."""
+        region = self._body_source.get(id(stmt.region), stmt.region)
+        if region is not self._end_region:
+            return False
+        return not any(line.strip() for line in stmt.region.lines[stmt.last + 1 :])
 
     def _body_with_prompt(self) -> tuple[_Stmt, _Region, _Region] | None:
         """The answer is a body for the prompt's signature: try prompt + body (bounded tries)."""
@@ -939,8 +1009,14 @@ class _Sanitizer:
             for body in _body_variants(source.lines, indent):
                 combined = _Region(prompt_lines + body, source.block, source.base - len(prompt_lines))
                 self._extra.append(combined)
+                self._body_source[id(combined)] = source
                 root = self._find_root([combined])
-                if root is not None and not root.truncated:
+                # A reading that leaves a ``return`` at column 0 after the function (only its first
+                # line re-indented, say) did not take the whole body in: a later reading may.
+                stray = root is not None and any(
+                    _RETURN_RE.match(line) for line in combined.lines[root.last + 1 :]
+                )
+                if root is not None and not root.truncated and not stray:
                     return root, combined, source
                 truncated = truncated or (root and (root, combined, source))
         return truncated
@@ -1131,6 +1207,20 @@ class _Sanitizer:
         return ""
 
 
+def _code_lines(stmt: _Stmt) -> list[str]:
+    """A definition's code lines, stripped, without blank lines, comments or its docstrings.
+
+    What two copies of a function are compared by (``_repeats_cut_short``): a repeat may
+    re-indent or drop the docstring and still be the same code.
+    """
+    lines = stmt.source_lines()
+    for start, end in _docstring_spans(stmt.node):
+        start, end = start + stmt.offset - stmt.first, end + stmt.offset - stmt.first
+        if 0 <= start <= end < len(lines):
+            lines[start : end + 1] = [""] * (end + 1 - start)
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
 def _is_code_head(line: str) -> bool:
     """A column-0 line that starts a definition or import: the answer is more than a body."""
     return bool(_DEF_RE.match(line) or _IMPORT_RE.match(line) or line.startswith("@"))
@@ -1164,8 +1254,11 @@ def _body_variants(lines: list[str], indent: str) -> list[list[str]]:
         and not _looks_like_prose(head)
     ):
         variants.append([indent + head, *lines[first + 1 :]])
-    # The whole body written at column 0 (a top-level ``return`` gives it away): indent it.
-    if any(line.startswith("return") and _RETURN_RE.match(line) for line in lines):
+    # The whole body written at column 0: a ``return`` (at column 0, or inside a block that starts
+    # at column 0, as in ``if not xs:\n    return None``) with no function around it gives it away.
+    returns = any(_RETURN_RE.match(line.lstrip()) for line in lines)
+    top_def = any(_DEF_RE.match(line) for line in lines)
+    if returns and not top_def:
         start = next(
             (i for i in range(first, len(lines)) if lines[i].strip() and not _looks_like_prose(lines[i])),
             first,

@@ -14,20 +14,19 @@ Grammar (an optional ``?key=value&...`` suffix sets options such as ``mode``)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import parse_qsl
 
+from benchmorph.core.registry import Registry
 from benchmorph.data.errors import InputError
 
-Backend = Literal["openai", "llamacpp", "baseline", "sentence-transformers"]
+# What runs a spec: "openai", "llamacpp", "baseline", "sentence-transformers", or a plug-in's name.
+Backend = str
 Mode = Literal["chat", "completion"]
 MODES = ("chat", "completion")
-BASELINES = ("reference", "original", "memorizer")
-KNOWN_OPTIONS = {"mode", "api_key_env", "originals", "threads"}
-
-EXAMPLES = "openai:MODEL@http://127.0.0.1:8000/v1, local, llamacpp:PATH.gguf, reference, original, memorizer"
 
 
 @dataclass(frozen=True)
@@ -65,18 +64,86 @@ class ModelSpec:
         return f"{self.backend}:{self.model}"
 
 
+SchemeParser = Callable[[str, str, dict[str, str]], ModelSpec]
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One way of naming a model: ``NAME:REST`` (``openai:``, ``llamacpp:``, ``st:``) or a bare word
+    (``local``, the baselines).  ``parse(text, rest, options)`` builds the spec or raises an InputError;
+    ``options`` are the ``?key=`` options it takes besides ``mode`` and ``api_key_env``."""
+
+    name: str
+    parse: SchemeParser
+    bare: bool = False
+    options: frozenset[str] = frozenset()
+    example: str = ""
+
+
+# Every way of naming a model.  A plug-in registers a Scheme (an entry point in the group
+# ``benchmorph.model_specs`` naming a module that calls ``SCHEMES.add``), and a backend for its
+# ``ModelSpec.backend`` in ``models.backends.GENERATORS`` (and ``models.embed.EMBEDDERS`` if it embeds).
+SCHEMES: Registry[Scheme] = Registry("model spec", group="benchmorph.model_specs", unknown=InputError)
+UNIVERSAL_OPTIONS = frozenset({"mode", "api_key_env"})
+
+
+def _scheme_of(body: str) -> tuple[Scheme, str] | None:
+    """The scheme ``body`` is written in, and what follows its ``NAME:``."""
+    scheme_name, sep, rest = body.partition(":")
+    if sep and scheme_name in SCHEMES and not SCHEMES.get(scheme_name).bare:
+        return SCHEMES.get(scheme_name), rest
+    if not sep and body in SCHEMES and SCHEMES.get(body).bare:
+        return SCHEMES.get(body), ""
+    baselines = _baselines()
+    if not sep and body in baselines:
+        return _baseline_scheme(body, baselines.meta(body).get("options", ())), ""
+    return None
+
+
+def _baselines() -> Registry[Any]:
+    from benchmorph.models.baselines import BASELINES
+
+    return BASELINES
+
+
+def _baseline_scheme(name: str, options: Any) -> Scheme:
+    def parse(text: str, rest: str, given: dict[str, str]) -> ModelSpec:
+        return ModelSpec(text, "baseline", name, options=given)
+
+    return Scheme(name, parse, bare=True, options=frozenset(options), example=name)
+
+
+def _examples() -> str:
+    shown = [SCHEMES.get(name).example for name in SCHEMES.names()]
+    return ", ".join([example for example in shown if example] + list(_baselines().names()))
+
+
+def _option_owners(option: str) -> list[str]:
+    owners = [name for name in SCHEMES.names() if option in SCHEMES.get(name).options]
+    baselines = _baselines()
+    return owners + [name for name in baselines.names() if option in baselines.meta(name).get("options", ())]
+
+
 def _split_options(text: str) -> tuple[str, dict[str, str]]:
     body, _, query = text.partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
-    unknown = sorted(set(options) - KNOWN_OPTIONS)
-    if unknown:
-        raise InputError(
-            f"model spec '{text}': unknown option '{unknown[0]}' (known: {sorted(KNOWN_OPTIONS)})"
-        )
     mode = options.get("mode")
     if mode is not None and mode not in MODES:
         raise InputError(f"model spec '{text}': mode must be chat or completion, not '{mode}'")
     return body, options
+
+
+def _check_options(text: str, scheme: Scheme, options: dict[str, str]) -> None:
+    for option in sorted(set(options) - UNIVERSAL_OPTIONS - scheme.options):
+        owners = _option_owners(option)
+        if not owners:
+            known = sorted(
+                UNIVERSAL_OPTIONS | {o for name in SCHEMES.names() for o in SCHEMES.get(name).options}
+            )
+            raise InputError(f"model spec '{text}': unknown option '{option}' (known: {known})")
+        raise InputError(
+            f"model spec '{text}': the option '{option}' belongs to {' and '.join(owners)} specs only"
+        )
 
 
 def parse_spec(text: str) -> ModelSpec:
@@ -89,46 +156,71 @@ def parse_spec(text: str) -> ModelSpec:
     """
     text = text.strip()
     body, options = _split_options(text)
-    mode = options.get("mode")
-    if "originals" in options and body not in ("memorizer", "original"):
+    found = _scheme_of(body)
+    if found is None:
+        raise InputError(f"unknown model spec '{text}' (use one of: {_examples()})")
+    scheme, rest = found
+    _check_options(text, scheme, options)
+    return scheme.parse(text, rest, options)
+
+
+# ------------------------------------------------------------------ the built-in schemes
+
+
+def _threads(text: str, options: dict[str, str]) -> None:
+    threads = options.get("threads")
+    if threads is not None and (not threads.isdigit() or int(threads) < 1):
         raise InputError(
-            f"model spec '{text}': the option 'originals' belongs to the memorizer and original baselines"
+            f"model spec '{text}': threads must be a whole number of at least 1, not '{threads}'"
         )
-    if "threads" in options:
-        threads = options["threads"]
-        if not threads.isdigit() or int(threads) < 1:
-            raise InputError(
-                f"model spec '{text}': threads must be a whole number of at least 1, not '{threads}'"
-            )
-        if not (body == "local" or body.startswith("llamacpp:")):
-            raise InputError(
-                f"model spec '{text}': the option 'threads' belongs to an in-process llama.cpp model"
-            )
-    if body in BASELINES:
-        return ModelSpec(text, "baseline", body, options=options)
-    if body == "local":
-        return ModelSpec(text, "llamacpp", "local", mode=mode or "completion", options=options)  # type: ignore[arg-type]
-    scheme, sep, rest = body.partition(":")
-    if sep and scheme == "openai":
-        model, at, urls = rest.rpartition("@")
-        if not at or not model or not urls:
-            raise InputError(
-                f"model spec '{text}': expected openai:MODEL@BASE_URL (e.g. {EXAMPLES.split(',')[0]})"
-            )
-        url_list = tuple(url.strip().rstrip("/") for url in urls.split(",") if url.strip())
-        bad = [url for url in url_list if not url.startswith(("http://", "https://"))]
-        if bad or not url_list:
-            raise InputError(
-                f"model spec '{text}': base URL '{(bad or [urls])[0]}' must start with http:// or https://"
-            )
-        return ModelSpec(text, "openai", model, url_list, mode or "chat", options)  # type: ignore[arg-type]
-    if sep and scheme == "llamacpp":
-        path = Path(rest).expanduser()
-        if not path.is_file():
-            raise InputError(f"model spec '{text}': no GGUF file at {path}")
-        return ModelSpec(text, "llamacpp", str(path.resolve()), mode=mode or "completion", options=options)  # type: ignore[arg-type]
-    if sep and scheme == "st":
-        if not rest:
-            raise InputError(f"model spec '{text}': expected st:MODEL_NAME")
-        return ModelSpec(text, "sentence-transformers", rest, options=options)
-    raise InputError(f"unknown model spec '{text}' (use one of: {EXAMPLES})")
+
+
+def _parse_openai(text: str, rest: str, options: dict[str, str]) -> ModelSpec:
+    model, at, urls = rest.rpartition("@")
+    if not at or not model or not urls:
+        raise InputError(f"model spec '{text}': expected openai:MODEL@BASE_URL (e.g. {OPENAI_EXAMPLE})")
+    url_list = tuple(url.strip().rstrip("/") for url in urls.split(",") if url.strip())
+    bad = [url for url in url_list if not url.startswith(("http://", "https://"))]
+    if bad or not url_list:
+        raise InputError(
+            f"model spec '{text}': base URL '{(bad or [urls])[0]}' must start with http:// or https://"
+        )
+    return ModelSpec(text, "openai", model, url_list, _mode(options, "chat"), options)
+
+
+def _parse_local(text: str, rest: str, options: dict[str, str]) -> ModelSpec:
+    _threads(text, options)
+    return ModelSpec(text, "llamacpp", "local", mode=_mode(options, "completion"), options=options)
+
+
+def _parse_llamacpp(text: str, rest: str, options: dict[str, str]) -> ModelSpec:
+    _threads(text, options)
+    path = Path(rest).expanduser()
+    if not path.is_file():
+        raise InputError(f"model spec '{text}': no GGUF file at {path}")
+    return ModelSpec(
+        text, "llamacpp", str(path.resolve()), mode=_mode(options, "completion"), options=options
+    )
+
+
+def _parse_st(text: str, rest: str, options: dict[str, str]) -> ModelSpec:
+    if not rest:
+        raise InputError(f"model spec '{text}': expected st:MODEL_NAME")
+    return ModelSpec(text, "sentence-transformers", rest, options=options)
+
+
+def _mode(options: dict[str, str], default: Mode) -> Mode:
+    mode = options.get("mode", default)
+    return "chat" if mode == "chat" else "completion"
+
+
+OPENAI_EXAMPLE = "openai:MODEL@http://127.0.0.1:8000/v1"
+SCHEMES.add("openai", Scheme("openai", _parse_openai, example=OPENAI_EXAMPLE))
+SCHEMES.add(
+    "local", Scheme("local", _parse_local, bare=True, options=frozenset({"threads"}), example="local")
+)
+SCHEMES.add(
+    "llamacpp",
+    Scheme("llamacpp", _parse_llamacpp, options=frozenset({"threads"}), example="llamacpp:PATH.gguf"),
+)
+SCHEMES.add("st", Scheme("st", _parse_st, example="st:NAME"))

@@ -14,13 +14,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Variant
 from benchmorph.execution.engine import Engine
 from benchmorph.morph.transform import ACCEPTED, NEEDS_REVIEW, REJECTED
-from benchmorph.validation.checks.base import CHECKS, CheckInput, Edit, Finding, changed_fraction, checks_for
+from benchmorph.validation.checks.base import (
+    CHECKS,
+    CheckInput,
+    Edit,
+    Finding,
+    Steps,
+    changed_fraction,
+    checks_for,
+    same_output,
+)
 from benchmorph.validation.examples.recompute import Recomputed, kept_examples_disagree, recompute_examples
 from benchmorph.validation.lost_power import PowerProbe, restore_test_power
 
@@ -46,6 +55,15 @@ class Draft:
     text and tests, so a finding the parent has too is recorded in
     ``provenance["parent_findings"]`` and decides nothing).
 
+    ``baselines``: programs (name -> code defining the variant's entry point)
+    that ignore what a new problem adds, such as its parent's reference or
+    one step of a combined problem alone; each runs on the variant's prepared
+    tests and the share it passes is recorded (``provenance["baselines"]``) for
+    the checks.  ``suite``: ``own`` when the variant's tests are a suite built
+    for it (an evolved problem), so that checks of a suite's size apply;
+    ``inherited`` when they are the parent's inputs.  ``steps``: what a
+    problem built from its parents' texts quotes of them.
+
     Which quality checks run follows from :meth:`offers`: every registered
     check whose declared reads the draft offers.
     """
@@ -62,6 +80,9 @@ class Draft:
     twin: bool = True
     parent_defects: Literal["blame", "record"] = "blame"
     extra: dict[str, Any] = field(default_factory=dict)
+    baselines: dict[str, str] = field(default_factory=dict)
+    suite: Literal["inherited", "own"] = "inherited"
+    steps: Steps | None = None
 
     def offers(self) -> frozenset[str]:
         """What the quality checks may read of this draft (``validation.checks.base.READS``)."""
@@ -72,6 +93,12 @@ class Draft:
             offered.add("examples")
         if self.outputs == "change" and self.twin:
             offered.add("changes")
+        if self.baselines:
+            offered.add("baselines")
+        if self.suite == "own":
+            offered.add("suite")
+        if self.steps is not None:
+            offered.add("steps")
         return frozenset(offered)
 
 
@@ -116,11 +143,30 @@ def _inherited(item: CheckInput, findings: Sequence[Finding]) -> list[str]:
     return [finding.check for finding in findings if CHECKS[finding.check](twin) is not None]
 
 
+def baseline_passes(variant: Problem, baselines: dict[str, str], engine: Engine) -> dict[str, float]:
+    """Per baseline program, the share of the prepared variant's tests it passes (one sandbox batch)."""
+    tests = [test for test in variant.tests if test.has_expected]
+    if not baselines or not tests:
+        return {}
+    names = list(baselines)
+    runs = engine.run_outputs(variant, [baselines[name] for name in names])
+    shares = {}
+    for name, run in zip(names, runs, strict=True):
+        passed = sum(
+            1
+            for test, ok, output in zip(variant.tests, run.ok, run.outputs, strict=True)
+            if test.has_expected and ok and same_output(test.expected, output, variant)
+        )
+        shares[name] = round(passed / len(tests), 4)
+    return shares
+
+
 def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance | None = None) -> Finalized:
     """Prepare, recompute tests and examples, check and record provenance for every draft."""
     outcome: dict[int, Variant] = {}
     prepared = engine.prepare([draft.variant for draft in drafts], progress)
-    ready = {problem.id: problem for problem in prepared.problems}
+    # prepare hands back what it was given (Variants here), with their tests' outputs filled.
+    ready = {problem.id: cast(Variant, problem) for problem in prepared.problems}
     alive: list[tuple[int, Draft, Variant]] = []
     for index, draft in enumerate(drafts):
         variant = draft.variant
@@ -156,8 +202,9 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
             continue
         shown = None if examples.values is None else (examples.parent_values or [], examples.values)
         item = CheckInput(
-            variant=new, parent=draft.parent, edit=draft.edit, example_outputs=shown, extra=draft.extra
-        )
+            variant=new, parent=draft.parent, edit=draft.edit, example_outputs=shown, extra=draft.extra,
+            steps=draft.steps,
+        )  # fmt: skip
         change = changed_fraction(item)
         if draft.outputs == "change" and change == 0.0:
             outcome[index] = decided(
@@ -172,9 +219,10 @@ def finalize_variants(drafts: Sequence[Draft], engine: Engine, progress: Advance
         if variant.id in wrong:
             outcome[index] = decided(new, REJECTED, "examples", wrong[variant.id])
             continue
-        item.variant = new = new.model_copy(
-            update={"provenance": {**new.provenance, "behavior_change": round(change, 4)}}
-        )
+        stamped: dict[str, Any] = {"behavior_change": round(change, 4)}
+        if draft.baselines:
+            item.baseline_passes = stamped["baselines"] = baseline_passes(variant, draft.baselines, engine)
+        item.variant = new = new.model_copy(update={"provenance": {**new.provenance, **stamped}})
         applicable = checks_for(draft.offers())
         ran = [check.name for check in applicable if check.name != POWER]
         findings = [finding for check in applicable if check.name != POWER and (finding := check(item))]

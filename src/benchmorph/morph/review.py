@@ -17,6 +17,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from benchmorph.data.errors import InputError
 from benchmorph.data.models import TestCase, Variant
@@ -248,7 +249,7 @@ def apply_review(
         updated[new_id] = reviewed
     if corrected:
         prepared = engine.prepare(corrected)
-        ready = {variant.id: variant for variant in prepared.problems}
+        ready = {variant.id: cast(Variant, variant) for variant in prepared.problems}
         for variant in corrected:
             done = ready.get(variant.id)
             if done is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import cast
 
 from benchmorph.report.build import Report
 from benchmorph.report.tables import Table, all_tables, text_rows
@@ -41,7 +42,7 @@ def write_markdown(report: Report, path: str | Path) -> Path:
 
 def _csv_cells(value: object, kind: str) -> list[object]:
     if kind == "interval":
-        low, high = value if value is not None else (None, None)  # type: ignore[misc]
+        low, high = cast(tuple[object, object], value) if value is not None else (None, None)
         return [low, high]
     if kind == "outcome":
         return [None, None] if value is None else [value.original, value.variant]  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ import copy
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 _BINOP_SWAPS: dict[type, type] = {
     ast.Add: ast.Sub,
@@ -155,7 +156,7 @@ def _apply(operator: str, node: ast.AST, detail: object) -> None:
     elif operator == "off-by-one-down":
         node.value -= 1  # type: ignore[attr-defined]
     elif operator == "compare-widen":
-        position, replacement = detail  # type: ignore[misc]
+        position, replacement = cast(tuple[int, type[ast.cmpop]], detail)
         node.ops[position] = replacement()  # type: ignore[attr-defined]
     elif operator == "drop-filter":
         del node.ifs[detail]  # type: ignore[attr-defined, arg-type]

@@ -8,11 +8,16 @@ a change of wording.  D_S is 1 - cosine similarity of solution embeddings.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rapidfuzz.distance import Levenshtein
 
 from benchmorph.data.prompt import anatomy
 from benchmorph.validation.examples.scan import ExampleScan, scan_examples
 from benchmorph.validation.examples.statements import STATEMENT_KINDS, statement_prose
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def prose(prompt: str, scan: ExampleScan | None = None, entry_point: str = "") -> str:
@@ -64,7 +69,7 @@ def description_distance(
     )
 
 
-def solution_distance(original_vector, candidate_vector) -> float:  # type: ignore[no-untyped-def]
+def solution_distance(original_vector: np.ndarray, candidate_vector: np.ndarray) -> float:
     """D_S: 1 - cosine similarity of two solution embeddings."""
     from benchmorph.models.embed import cosine_distance
 

@@ -15,6 +15,7 @@ import ast
 import io
 import re
 import tokenize
+from typing import cast
 
 from benchmorph.validation.distances import prose
 from benchmorph.validation.examples.scan import scan_examples
@@ -338,7 +339,7 @@ def clamps(tree: ast.Module) -> list[int]:
         if _called(node) in _SOLUTION_NAMES and isinstance(node, ast.Call):
             for arg in node.args:
                 if _is_int(arg) and isinstance(arg, ast.Constant):
-                    found.append(int(arg.value))
+                    found.append(int(cast(int, arg.value)))
     return found
 
 
@@ -390,7 +391,7 @@ def node_span(source: str, node: ast.AST, starts: list[int] | None = None) -> tu
     def at(line: int, col: int) -> int:
         return starts[line - 1] + len(lines[line - 1].encode("utf-8")[:col].decode("utf-8", "ignore"))
 
-    return at(lineno, node.col_offset), at(end_lineno, node.end_col_offset or 0)
+    return at(lineno, getattr(node, "col_offset", 0)), at(end_lineno, getattr(node, "end_col_offset", 0) or 0)
 
 
 def innermost(
@@ -419,7 +420,7 @@ def in_recurrence(source: str, tree: ast.Module, span: tuple[int, int]) -> bool:
     min-recurrence of the longest one), so such an edit is not a counterfactual.
     """
     statement = innermost(source, tree, span, (ast.Assign, ast.AugAssign))
-    if statement is None:
+    if not isinstance(statement, ast.Assign | ast.AugAssign):
         return False
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     tables = {

@@ -128,8 +128,10 @@ def restore_test_power(
     if not prepared.problems:
         probe.unkilled = probe.lost
         return variant, probe
-    probe.added = len(prepared.problems[0].tests) - len(variant.tests)
-    return prepared.problems[0], probe
+    grown = prepared.problems[0]
+    assert isinstance(grown, Variant)  # prepare hands back what it was given, tests filled
+    probe.added = len(grown.tests) - len(variant.tests)
+    return grown, probe
 
 
 def _tie_free(variant: Variant, inputs: list[list[Any]], engine: Engine) -> list[bool]:

@@ -14,7 +14,7 @@ compares parent and variant.
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, cast
 
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.validation.edits import node_offsets, node_span, parse
@@ -93,9 +93,9 @@ class _Wrap(ast.NodeTransformer):
             return node
         func = node.func
         if isinstance(func, ast.Name) and func.id in ("min", "max"):
-            helper, first = "_bm_extreme", [ast.Name(func.id, ast.Load())]
+            helper, first = "_bm_extreme", [cast(ast.expr, ast.Name(func.id, ast.Load()))]
         elif isinstance(func, ast.Name) and func.id == "sorted":
-            helper, first = "_bm_sorted", [ast.Name("sorted", ast.Load())]
+            helper, first = "_bm_sorted", [cast(ast.expr, ast.Name("sorted", ast.Load()))]
         elif isinstance(func, ast.Attribute) and func.attr == "sort":
             helper, first = "_bm_sort", [func.value]
         else:

@@ -71,14 +71,20 @@ class Shape:
     recursive: bool = False
 
 
-_CONTAINERS = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset", dict: "dict"}
+_CONTAINERS: dict[type, str] = {
+    list: "list",
+    tuple: "tuple",
+    set: "set",
+    frozenset: "frozenset",
+    dict: "dict",
+}
 _SCALARS = {
     "number": Shape("number"),
     "str": Shape("str"),
     "mixed": Shape("mixed"),
     "conflict": Shape("conflict"),
 }
-_SCALAR_TYPES = {int: "number", float: "number", complex: "number", str: "str"}
+_SCALAR_TYPES: dict[type, str] = {int: "number", float: "number", complex: "number", str: "str"}
 
 
 def shape_of(value: Any) -> Shape | None:
@@ -221,7 +227,7 @@ def _apply(value: Any, shape: Shape | None, outer: Shape | None = None) -> Any:
             items = list(value)
         elif inner is None and (element is None or element.container in ("str", "mixed")):
             items = list(value)
-        elif inner is None and element.container == "number":
+        elif inner is None and element is not None and element.container == "number":
             items = [_number(item) if type(item) is str else item for item in value]
         else:
             items = [_apply(item, element, inner) for item in value]
@@ -310,7 +316,7 @@ def _shape_of_node(node: ast.expr) -> Shape | None:
         recursive = any(part is not None and part.container == kind for part in parts)
         return Shape(kind, _merge_all(parts), positions, None, recursive)
     if isinstance(node, ast.Dict):
-        keys = []
+        keys: list[Any] = []
         for key in node.keys:
             if (
                 isinstance(key, ast.UnaryOp)
@@ -431,9 +437,9 @@ def _find_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFu
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             return node
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
+    for walked in ast.walk(tree):
+        if isinstance(walked, (ast.FunctionDef, ast.AsyncFunctionDef)) and walked.name == name:
+            return walked
     return None
 
 
@@ -453,7 +459,7 @@ def insert_contract(code: str, entry_point: str, contract: str) -> str:
         header_line = lines[function.lineno - 1]
         raw = header_line.encode()
         head, tail = raw[: first.col_offset].decode(), raw[first.col_offset :].decode()
-        indent = re.match(r"[ \t]*", header_line).group() + "    "
+        indent = header_line[: len(header_line) - len(header_line.lstrip(" \t"))] + "    "
         body = [indent + text if text.strip() else text for text in block]
         new = [head.rstrip() + "\n", *(text + "\n" for text in body), indent + tail]
         return "".join(lines[: function.lineno - 1] + new + lines[function.lineno :])
@@ -462,7 +468,8 @@ def insert_contract(code: str, entry_point: str, contract: str) -> str:
         and isinstance(first.value, ast.Constant)
         and isinstance(first.value.value, str)
     )
-    indent = re.match(r"[ \t]*", lines[first.lineno - 1]).group()
+    line = lines[first.lineno - 1]
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
     at = first.end_lineno if is_docstring else first.lineno - 1
     body = [indent + text if text.strip() else "" for text in block]
     prefix = "".join(lines[:at])
@@ -801,7 +808,7 @@ def _humaneval_plus_from_release(path: Path) -> list[Problem]:
 
 def _is_inputs_file(row: dict[str, Any] | None) -> bool:
     return (
-        bool(row)
+        row is not None
         and "inputs" in row
         and isinstance(row.get("task_id"), str)
         and bool(_HUMANEVAL_ID.fullmatch(row["task_id"]))
@@ -809,7 +816,7 @@ def _is_inputs_file(row: dict[str, Any] | None) -> bool:
 
 
 def _is_evalplus_row(row: dict[str, Any] | None) -> bool:
-    return bool(row) and all(field in row for field in ("task_id", "entry_point", "base_input"))
+    return row is not None and all(field in row for field in ("task_id", "entry_point", "base_input"))
 
 
 def _resolve(data_path: Path | None, env: str, url: str, cache_name: str, what: str) -> Path:
@@ -899,7 +906,7 @@ def _literal_repr(value: Any) -> str | None:
 
 def _assertion_for(problem: Problem, limit: int = 3) -> str | None:
     """Example asserts for the file: from the problem's own expected outputs, else the source's own."""
-    lines = []
+    lines: list[str] = []
     for test in problem.tests:
         if test.origin != "base" or not test.has_expected or len(lines) >= limit:
             continue
@@ -907,7 +914,9 @@ def _assertion_for(problem: Problem, limit: int = 3) -> str | None:
         expected = _literal_repr(test.expected)
         if expected is None or any(argument is None for argument in arguments):
             continue
-        lines.append(f"assert {problem.entry_point}({', '.join(arguments)}) == {expected}")
+        lines.append(
+            f"assert {problem.entry_point}({', '.join(a for a in arguments if a is not None)}) == {expected}"
+        )
     if lines:
         return "\n" + "\n".join(lines) + "\n"
     assertion = problem.source.get("assertion")
@@ -1004,6 +1013,7 @@ register_benchmark(
 register_format(
     FormatEntry(
         name="evalplus",
+        priority=20,
         # EvoEval's verbose/concise files hold EvalPlus-shaped rows; their name says what they are.
         detect=lambda path: (
             _is_evalplus_row(first_record(path)) and not path.name.lower().startswith("evoeval_")
@@ -1014,6 +1024,7 @@ register_format(
 register_format(
     FormatEntry(
         name="humaneval+-inputs",
+        priority=21,
         detect=lambda path: _is_inputs_file(first_record(path)),
         loader=_path_loader(load_humaneval_plus),
     )

@@ -151,7 +151,11 @@ def _literal(node: ast.AST) -> Any:
     if isinstance(node, ast.Dict):
         if any(key is None for key in node.keys):
             raise _NotLiteral("dict unpacking is not allowed")
-        return {_literal(key): _literal(value) for key, value in zip(node.keys, node.values, strict=True)}
+        return {
+            _literal(key): _literal(value)
+            for key, value in zip(node.keys, node.values, strict=True)
+            if key is not None
+        }
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         operand = _literal(node.operand)
         return -operand if isinstance(node.op, ast.USub) else +operand
@@ -408,7 +412,7 @@ def _release_loader(dataset: str):
     return load
 
 
-register_format(FormatEntry(name="evoeval", detect=is_evoeval, loader=read_evoeval))
+register_format(FormatEntry(name="evoeval", detect=is_evoeval, loader=read_evoeval, priority=30))
 register_benchmark(
     BenchmarkEntry(
         name="evoeval",

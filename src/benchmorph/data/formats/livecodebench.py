@@ -267,7 +267,9 @@ def is_livecodebench(path: Path) -> bool:
     return b'"question_content"' in head and b'"question_id"' in head
 
 
-register_format(FormatEntry(name="livecodebench", detect=is_livecodebench, loader=read_livecodebench))
+register_format(
+    FormatEntry(name="livecodebench", detect=is_livecodebench, loader=read_livecodebench, priority=40)
+)
 register_benchmark(
     BenchmarkEntry(
         name="livecodebench",

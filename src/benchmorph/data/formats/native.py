@@ -116,6 +116,8 @@ def parse_record(row: dict[str, Any], *, path: Path, line: int) -> Problem:
     except ValidationError as exc:
         first = exc.errors()[0]
         message = "missing field" if first["type"] == "missing" else first["msg"]
+        if first["type"] == "value_error" and "error" in first.get("ctx", {}):
+            message = str(first["ctx"]["error"])  # our own validator's words, without pydantic's prefix
         raise InputError(message, path=path, line=line, field=_loc_to_field(first["loc"])) from None
 
 
@@ -138,4 +140,4 @@ def is_native(path: Path) -> bool:
     return row is not None and "schema_version" in row
 
 
-register_format(FormatEntry(name="benchmorph", detect=is_native, loader=read_native))
+register_format(FormatEntry(name="benchmorph", detect=is_native, loader=read_native, priority=10))  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Verdict
-from benchmorph.execution.engine import Engine, Job, PrepareReport
+from benchmorph.execution.engine import Engine, Job, PrepareReport, TimeoutReruns
 from benchmorph.execution.limits import Limits
 
 BackendName = Literal["local", "ray"]
@@ -37,8 +37,15 @@ class ExecutionBackend(Protocol):
     ``evaluate`` returns exactly one verdict per job, in order, and calls
     ``on_verdict(index, verdict)`` once per job as it is made.
     ``verdict_key`` is the checkpoint key of a job's verdict: equal keys mean
-    the same question asked of the same sandbox.
+    the same question asked of the same sandbox.  ``reruns`` says what the
+    last ``evaluate`` call's re-run of timed-out samples changed.
     """
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def reruns(self) -> TimeoutReruns: ...
 
     @property
     def isolation(self) -> str: ...
@@ -81,6 +88,14 @@ class LocalBackend:
     @property
     def resource_limits(self) -> dict[str, Any]:
         return self.engine.resource_limits
+
+    @property
+    def limits(self) -> Limits:
+        return self.engine.limits
+
+    @property
+    def reruns(self) -> TimeoutReruns:
+        return self.engine.reruns
 
     def check_sandbox(self) -> str:
         return self.engine.check_sandbox()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmorph.data.models import Problem, Verdict
-from benchmorph.execution.engine import Engine, Job, PrepareReport
+from benchmorph.execution.engine import Engine, Job, PrepareReport, TimeoutReruns
 from benchmorph.execution.limits import Limits
 
 
@@ -62,6 +62,7 @@ class NodeExecutor:
             "pid": os.getpid(),
             "isolation": pool.isolation,
             "memory_mode": pool.memory_mode,
+            "cpu_clock": pool.cpu_clock,
             "workers": pool.size,
         }
 
@@ -75,11 +76,14 @@ class NodeExecutor:
     def add_problems(self, problems: dict[str, Problem]) -> None:
         self.problems.update(problems)
 
-    def run_batch(self, items: Sequence[BatchItem]) -> list[tuple[int, Verdict]]:
-        """Judge a batch on this node's pool: (position, verdict) for every item."""
+    def run_batch(self, items: Sequence[BatchItem]) -> tuple[list[tuple[int, Verdict]], TimeoutReruns]:
+        """Judge a batch on this node's pool: (position, verdict) for every item, and what re-running
+        the batch's timeouts at its end changed."""
         jobs = [Job(self.problems[item.problem], item.code, item.task_id, item.index) for item in items]
         verdicts = self.engine.evaluate(jobs)
-        return [(item.position, verdict) for item, verdict in zip(items, verdicts, strict=True)]
+        return [
+            (item.position, verdict) for item, verdict in zip(items, verdicts, strict=True)
+        ], self.engine.reruns
 
     def close(self) -> None:
         self.engine.close()

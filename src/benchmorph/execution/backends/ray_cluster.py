@@ -47,7 +47,7 @@ from benchmorph.core.progress import Advance
 from benchmorph.data.models import Problem, Verdict
 from benchmorph.execution.backends.base import BackendLost, BackendUnavailable
 from benchmorph.execution.backends.node import BatchItem, NodeExecutor, problem_digest
-from benchmorph.execution.engine import Engine, Job, PrepareReport
+from benchmorph.execution.engine import Engine, Job, PrepareReport, TimeoutReruns
 from benchmorph.execution.limits import Limits
 from benchmorph.execution.sandbox import SandboxUnavailable, requested_sandbox
 
@@ -77,7 +77,9 @@ def _first_line(exc: BaseException) -> str:
 class _RayNode(NodeExecutor):
     """The node executor as a Ray actor: fetches the run's problem table once, on first need."""
 
-    def run_batch_from(self, tables: list[Any], items: Sequence[BatchItem]) -> list[tuple[int, Verdict]]:
+    def run_batch_from(
+        self, tables: list[Any], items: Sequence[BatchItem]
+    ) -> tuple[list[tuple[int, Verdict]], TimeoutReruns]:
         # ``tables`` wraps the ObjectRef in a list so Ray does not fetch it for every batch.
         if self.missing(sorted({item.problem for item in items})):
             self.add_problems(ray.get(tables[0]))
@@ -132,6 +134,8 @@ class RayBackend:
         # Resolved here, once: every node runs the sandbox the driver was asked for, never its own default.
         self._sandbox = requested_sandbox(isolation)
         self._workers = workers
+        # What re-running timeouts changed in the last ``evaluate`` (see ``Engine.evaluate``).
+        self.reruns = TimeoutReruns()
         self.batch_size = max(1, batch_size)
         self.depth = max(1, depth)
         # Only computes content keys; its own pool is never started.
@@ -278,10 +282,13 @@ class RayBackend:
 
     @property
     def resource_limits(self) -> dict[str, Any]:
+        clocks = {slot.info.get("cpu_clock", "process-tree") for slot in self._slots}
         return {
             "mode": self.memory_mode,
             "mb": self.limits.memory // 2**20,
-            "processes": self.limits.processes,
+            "tasks": self.limits.tasks,
+            # Where nodes differ, the weakest (the process tree) is what holds for every sample.
+            "cpu_clock": clocks.pop() if len(clocks) == 1 else "process-tree",
         }
 
     def check_sandbox(self) -> str:
@@ -321,7 +328,11 @@ class RayBackend:
         progress: Advance | None = None,
         on_verdict: Callable[[int, Verdict], None] | None = None,
     ) -> list[Verdict]:
-        """One verdict per job, in order; each handed to ``on_verdict`` once, as its batch returns."""
+        """One verdict per job, in order; each handed to ``on_verdict`` once, as its batch returns.
+
+        Each node re-runs its batch's timeouts at the batch's end (``Engine.evaluate``); ``reruns``
+        adds up what that changed over the call.
+        """
         digests: dict[int, str] = {}
         table: dict[str, Problem] = {}
         items = []
@@ -334,8 +345,11 @@ class RayBackend:
         tables = [ray.put(table)]
         batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
         verdicts: list[Verdict | None] = [None] * len(jobs)
+        self.reruns = TimeoutReruns()
 
-        def done(_number: int, results: list[tuple[int, Verdict]]) -> None:
+        def done(_number: int, answer: tuple[list[tuple[int, Verdict]], TimeoutReruns]) -> None:
+            results, reruns = answer
+            self.reruns.add(reruns)
             fresh = 0
             for position, verdict in results:
                 if verdicts[position] is None:  # the first answer wins: exactly one verdict per sample

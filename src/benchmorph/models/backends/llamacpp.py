@@ -15,7 +15,7 @@ from typing import Any
 
 from benchmorph.models.backends.base import Backend, Completion, GenerationError
 from benchmorph.models.gguf import resolve_gguf
-from benchmorph.models.params import GenerationParams
+from benchmorph.models.params import GenerationParams, RetryPolicy
 from benchmorph.models.prompts import Request
 from benchmorph.models.spec import ModelSpec
 
@@ -126,3 +126,8 @@ def gguf_embedder(spec: ModelSpec):  # type: ignore[no-untyped-def]
         return vectors
 
     return run
+
+
+def llamacpp_backend(spec: ModelSpec, policy: RetryPolicy, api_key_env: str | None) -> LlamaCppBackend:
+    """The ``GENERATORS`` factory for this backend."""
+    return LlamaCppBackend(spec)

@@ -154,3 +154,8 @@ class OpenAIBackend(Backend):
     async def aclose(self) -> None:
         for client in self._clients:
             await client.close()
+
+
+def openai_backend(spec: ModelSpec, policy: RetryPolicy, api_key_env: str | None) -> OpenAIBackend:
+    """The ``GENERATORS`` factory for this backend."""
+    return OpenAIBackend(spec, policy, api_key_env)

@@ -62,7 +62,7 @@ def signature_of(prompt: str, entry_point: str) -> str | None:
     if node is None:
         return None
     return ast.dump(
-        ast.FunctionDef(
+        ast.FunctionDef(  # type: ignore[call-arg]  # type_params: Python 3.12's field, absent in 3.11's stubs
             name=node.name,
             args=node.args,
             body=[],

@@ -56,6 +56,33 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Steps:
+    """What a problem built from its parents' texts quotes of them: a combined problem's two steps, a
+    helper's docstring.  Read by the composition checks (``validation.checks.steps``).
+
+    ``quoted``: the parents' texts as they now stand in the new description
+    (after the transform's rewording); ``names``: parents' function names the
+    quoted texts must not use (the new problem has no function of that name);
+    ``handoffs``: per test, its input and the value the second step receives
+    (the first step's output); ``receiver``/``receiver_param``: the second
+    step's description, which states its domain, and its parameter's name;
+    ``survivors``: mutants of a parent that its own tests kill and the new
+    tests do not (a stated rule no test decides), when they were looked for
+    (``exercised``).  A helper's docstring (``role`` ``helper``) still speaks
+    of its own function, so "the function should return" is right there.
+    """
+
+    quoted: tuple[str, ...] = ()
+    role: Literal["step", "helper"] = "step"  # a step of the new function, or a given helper's docstring
+    names: tuple[str, ...] = ()
+    handoffs: tuple[tuple[Any, Any], ...] = ()
+    receiver: str = ""
+    receiver_param: str = ""
+    survivors: tuple[str, ...] = ()
+    exercised: bool = False
+
+
+@dataclass(frozen=True)
 class Finding:
     check: str
     reason: str
@@ -71,6 +98,9 @@ class CheckInput:
     edit: Edit | None = None
     example_outputs: tuple[list[Any], list[Any]] | None = None  # (parent's, variant's) example values
     extra: dict[str, Any] = field(default_factory=dict)
+    # Share of the variant's tests each program that ignores what it adds passes ("baselines").
+    baseline_passes: dict[str, float] | None = None
+    steps: Steps | None = None  # what a problem built from its parents' texts quotes of them ("steps")
     _pairs: tuple[tuple[int, int], list[tuple[Any, Any, Any]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -105,6 +135,12 @@ READS: dict[str, str] = {
     "changes": "output changes against the parent that measure one changed detail (a counterfactual twin)",
     "edit": "the rule edit: the description span and code span a rule-based transform changed",
     "examples": "the worked examples, recomputed from the variant's reference",
+    "baselines": "programs that ignore what a new problem adds (its parent's reference, either step of a "
+    "combined problem alone), with the share of the variant's tests each passes",
+    "suite": "the variant's tests as a suite of its own (a new problem's: how many, how many distinct outputs)",
+    "steps": "what a problem built from its parents' texts quotes of them: the quoted texts, the parents' "
+    "names, the first step's outputs handed to the second and its stated domain, and the parents' mutants "
+    "the new tests let through",
 }
 
 

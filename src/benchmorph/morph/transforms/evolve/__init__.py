@@ -1,4 +1,4 @@
-"""The evolve family: EvoEval's eight evolutions; combine and tool_use offline, all with a model.
+"""The evolve family: EvoEval's eight evolutions; subtle, combine, tool_use and decompose offline, all with a model.
 
 This module is what discovery imports: the transform's name, contract and
 options.  The rules half (``rules.py``), the LLM half (``llm.py``,
@@ -25,13 +25,15 @@ if TYPE_CHECKING:
 
 TRANSFORM = "evolve"
 TYPES = ("difficult", "creative", "subtle", "combine", "tool_use", "verbose", "concise", "decompose")
-RULE_TYPES = ("combine", "tool_use")
+RULE_TYPES = ("subtle", "combine", "tool_use", "decompose")
 
 
 class EvolveOptions(TransformOptions):
     type: str = Field("combine,tool_use", description="EvoEval types, comma-separated: " + ", ".join(TYPES))
     generator: str = Field(
-        "rules", min_length=1, description="'rules' (offline: combine, tool_use) or a model spec."
+        "rules",
+        min_length=1,
+        description="'rules' (offline: subtle, combine, tool_use, decompose) or a model spec.",
     )
     solver: str | None = Field(
         None, description="Model spec writing M solutions for self-consistency (LLM types)."
@@ -47,7 +49,8 @@ class EvolveOptions(TransformOptions):
     tests: int = Field(
         20,
         ge=0,
-        description="With a generator model: new test inputs per variant from test generation (the rules half keeps f's own inputs).",
+        description="With a generator model: new test inputs per variant from test generation (the rules half "
+        "tops up a combined problem's own inputs only where its suite falls short).",
     )
 
     @field_validator("type")
@@ -66,15 +69,22 @@ class EvolveOptions(TransformOptions):
 
 @register_transform
 class EvolveTransform(Transform):
-    """EvoEval's evolutions; offline ``combine`` and ``tool_use`` (``--generator rules``).
+    """EvoEval's evolutions; offline ``subtle``, ``combine``, ``tool_use`` and ``decompose`` (``--generator rules``).
 
-    Contract: applies to function problems.  combine: a variant per seed f
-    whose outputs fit a single-parameter g (type and observed range), its
-    reference ``g(f(x))``, tests from f's inputs grown by test generation,
-    outputs changed from f's, worked examples computed by the composed
-    reference.  tool_use: a documented helper moved into the prompt, the
-    parent's reference and tests kept, outputs identical; or f given as a
-    helper of a combined problem.  Other types need a generator model.
+    Contract: applies to function problems; every variant is a problem its
+    parent does not already solve.  combine: ``g(f(x))`` for a single-parameter
+    g whose type, observed range and stated bounds admit f's outputs; step 1
+    alone and step 2 alone each fail two tests in three, every mutant either
+    parent's own tests kill fails its tests, at least 5 tests and 3 distinct
+    outputs (f's inputs, topped up by test generation within f's stated
+    preconditions), steps reworded so that none asks to write a function or
+    names a parent's function.  tool_use: the parent given as a documented
+    helper and a filter or stable sort over lists of its inputs; its tests are
+    its own.  decompose: each helper of the reference that agrees with a known
+    behaviour becomes a subproblem tested on the arguments the parent passes it,
+    the subproblems of a parent published together or not at all.  subtle: the
+    counterfactual miner's variants (its checks and provenance), relabelled.
+    Every variant records ``parent_overlap``.  Other types need a generator model.
     """
 
     name = TRANSFORM

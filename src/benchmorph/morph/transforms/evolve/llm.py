@@ -42,7 +42,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from benchmorph.core.progress import ProgressFactory, no_progress
 from benchmorph.data.models import Problem, TestCase, Variant
@@ -65,7 +65,7 @@ from benchmorph.morph.common.judge import judge_request, parse_verdict
 from benchmorph.morph.common.scenarios import normalise
 from benchmorph.morph.finalize import Draft, decided
 from benchmorph.morph.transform import REJECTED
-from benchmorph.morph.transforms.evolve import TRANSFORM, rules
+from benchmorph.morph.transforms.evolve import TRANSFORM
 from benchmorph.morph.transforms.evolve.prompts import (
     Program,
     called_names,
@@ -75,6 +75,7 @@ from benchmorph.morph.transforms.evolve.prompts import (
     refine_request,
     reword_request,
 )
+from benchmorph.morph.transforms.evolve.trace import traced_inputs
 from benchmorph.testgen.augment import AugmentOptions, augment_problem
 from benchmorph.testgen.types import admits, infer_type, param_names
 from benchmorph.validation.checks.base import constant_outputs
@@ -248,45 +249,6 @@ def _grow(variant: Variant, seeds: Sequence[Any], engine: Engine, setup: EvolveL
     if not prepared.problems:
         return f"the reference cannot run: {prepared.unusable.get(variant.id, 'on no input')}"
     return prepared.problems[0]
-
-
-_TRACE = """
-
-import copy as _bm_copy
-_bm_calls = []
-
-
-def _bm_record(_bm_name, _bm_function):
-    def _bm_inner(*args, **kwargs):
-        if not kwargs and len(_bm_calls) < 200:
-            _bm_calls.append([_bm_name, _bm_copy.deepcopy(list(args))])
-        return _bm_function(*args, **kwargs)
-    return _bm_inner
-
-
-{wrap}
-
-
-def _bm_trace(*args):
-    _bm_calls.clear()
-    {main}(*args)
-    return list(_bm_calls)
-"""
-
-
-def traced_inputs(code: str, main: str, subs: Sequence[str], inputs: Sequence[Any], engine: Engine) -> dict[str, list[Any]]:  # fmt: skip
-    """The argument lists ``main`` passes each of ``subs`` when it runs on ``inputs``, in the sandbox."""
-    wrap = "\n".join(f"{name} = _bm_record({name!r}, {name})" for name in subs)
-    probe = Problem(id=f"trace:{main}", prompt="", reference=code + _TRACE.format(wrap=wrap, main=main),
-                    entry_point="_bm_trace")  # fmt: skip
-    found: dict[str, list[Any]] = {name: [] for name in subs}
-    for run in engine.run_inputs(probe, list(inputs)):
-        if run.status != "ok" or not isinstance(run.output, list):
-            continue
-        for name, args in run.output:
-            if name in found and len(found[name]) < 60:
-                found[name].append(args)
-    return found
 
 
 # ------------------------------------------------------------------ one round, meaning-changing
@@ -479,39 +441,49 @@ def evolve_round(slots: Sequence[Slot], engine: Engine, setup: EvolveLlm, round_
         slot.drafts = _drafts(slot, engine, setup)
 
 
+def baseline_code(parent: Problem, entry_point: str) -> str:
+    """The parent's reference answering under ``entry_point``: a model that ignores what a variant adds."""
+    if entry_point == parent.entry_point:
+        return parent.reference
+    return f"{parent.reference.rstrip()}\n\n\n{entry_point} = {parent.entry_point}\n"
+
+
 def _drafts(slot: Slot, engine: Engine, setup: EvolveLlm) -> list[Draft]:
-    """The accepted round as drafts for ``finalize_variants`` (a decomposition: its main and subproblems)."""
-    history = {"rounds": list(slot.history)}
+    """The accepted round as drafts for ``finalize_variants`` (a decomposition: its subproblems).
+
+    Each is a new problem with its own suite, so the same checks as the rules
+    half's run on it: its suite's size (``thin-suite``) and that the parent's
+    reference (and a combined problem's second parent's) fails most of its
+    tests (``solved-without``).  A decomposition's main function was verified
+    to solve the parent (``_pieces``); it is the parent itself, so it is not
+    published again: a copy with the subproblems handed over would be solved by
+    the parent's reference (``provenance.main`` names it, ``main_code`` keeps it).
+    """
+    history: dict[str, Any] = {"rounds": list(slot.history)}
+    if slot.kind == "decompose" and slot.program is not None:
+        history |= {"main": slot.parent.id, "main_code": slot.program.code}
     drafts = []
     for piece in slot.pieces:
         variant = piece.variant.model_copy(update={"provenance": {**piece.variant.provenance, **history}})
-        outputs = "change" if slot.kind in MUST_CHANGE else "any"
-        drafts.append(Draft(variant=variant, parent=slot.parent, outputs=outputs, twin=False))
-    if slot.kind == "decompose" and slot.program is not None:
-        main = _decompose_main(slot, slot.program, setup)
-        if isinstance(main, str):
-            return []
-        drafts.append(main)
+        if variant.entry_point != slot.parent.entry_point:
+            variant = variant.model_copy(
+                update={"provenance": {**variant.provenance, "renamed_from": slot.parent.entry_point}}
+            )
+        outputs: Literal["change", "any"] = "change" if slot.kind in MUST_CHANGE else "any"
+        baselines = {"the parent's reference": baseline_code(slot.parent, variant.entry_point)}
+        if slot.partner is not None:
+            baselines["the second parent's reference"] = baseline_code(slot.partner, variant.entry_point)
+        drafts.append(
+            Draft(
+                variant=variant,
+                parent=slot.parent,
+                outputs=outputs,
+                twin=False,
+                suite="own",
+                baselines=baselines,
+            )
+        )
     return drafts
-
-
-def _decompose_main(slot: Slot, program: Program, setup: EvolveLlm) -> Draft | str:
-    """The parent's own prompt with the two subproblems given in full before it: same task, same outputs."""
-    parent = slot.parent
-    tree = ast.parse(program.code)
-    subs = [piece.variant.entry_point for piece in slot.pieces]
-    code = "\n\n\n".join(
-        ast.get_source_segment(program.code, n) or "" for n in tree.body
-        if isinstance(n, ast.FunctionDef) and n.name in subs
-    )  # fmt: skip
-    names = " and ".join(f"`{name}`" for name in subs)
-    prompt = rules.with_tool(parent, code, f"Use the helper functions {names} defined above.")
-    if prompt is None:
-        return "the parent's prompt cannot take the subproblems"
-    variant = _variant(slot, setup, f"{parent.id}/evolve-decompose-main", prompt, program.code,
-                       parent.entry_point, [TestCase(input=t.input, origin=t.origin) for t in parent.tests],
-                       role="main", decomposition=parent.id, subproblems=subs)  # fmt: skip
-    return Draft(variant=variant, parent=parent, outputs="keep", examples="keep", parent_defects="record")
 
 
 # ------------------------------------------------------------------ one round, meaning-preserving

@@ -37,7 +37,7 @@ import re
 import string
 import textwrap
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,7 @@ from benchmorph.data.models import Problem
 from benchmorph.morph.common.docstrings import split_prompt, strip_examples
 from benchmorph.testgen.types import Signature, admits, infer_signature, infer_type
 from benchmorph.validation.examples.scan import render_value
+from benchmorph.validation.preconditions import Preconditions, stated_preconditions
 
 # ----------------------------------------------------------------------------------------- shared
 
@@ -69,17 +70,24 @@ _WORD = re.compile(r"[A-Za-z]{2,}")
 _LIST_ITEM = re.compile(r"([-*•]|\d+[.)])\s")
 
 
+_TABLE_ROW = re.compile(r"""^(?:['"`]|\S+\s+(?:-|->|=|:)\s)""")
+
+
 def _paragraphs(text: str) -> str:
     """Lines of one paragraph joined (the source's line breaks are not the reader's); list items, lines
     after a colon and extra-indented lines (a formula) stay on their own; blank lines stay paragraphs."""
     units: list[str] = []
     previous = ""
+    table = False  # inside the rows after a line ending in a colon ("Here is a legend:")
     for line in text.splitlines():
         stripped = line.strip()
         after_item = bool(_LIST_ITEM.match(previous.strip())) and stripped[:1].isupper()
+        table = bool(stripped) and (
+            previous.rstrip().endswith(":") or (table and bool(_TABLE_ROW.match(stripped)))
+        )
         if not stripped:
             units.append("")
-        elif previous.rstrip().endswith(":") or line.startswith((" ", "\t")):
+        elif table or line.startswith((" ", "\t")):
             units.append(line.rstrip())  # a table row or a formula: as laid out
         elif not units or not units[-1] or _LIST_ITEM.match(stripped) or after_item:
             units.append(stripped)
@@ -252,32 +260,28 @@ class Fit:
 
 @dataclass(frozen=True)
 class Shape:
-    """What composing needs to know of a problem, computed once: its signature and its first parameter's range."""
+    """What composing needs to know of a problem, computed once: its signature, its first parameter's
+    observed range, and the preconditions its description states (``validation.preconditions``)."""
 
     single: bool
     sig: Signature
     seen: Observed | None
-    assumes: bool = False  # the description states a precondition in words (assume, guaranteed, valid)
+    pre: Preconditions = field(default_factory=Preconditions)
+    readable: bool = False  # the description can be read out of the prompt (``description``)
 
-
-# A precondition stated in words, which no observed range captures: "Assume n > 1 and is not a prime",
-# "Restrictions: 1 <= num <= 1000", "non-negative integers", "contains different words", "space
-# separated lowercase letters" (a reviewed set had g's outputs break each of these).
-_ASSUMES = re.compile(
-    r"\bassum|\bguarantee|\bvalid\b|\bpromise|\brestriction|\bconstraint|[≤≥]|<=|>="
-    r"|\bnon-?negative|\bpositive|\bseparated\b|\bsame length|\bequal length|\bbalanced\b"
-    r"|\b(?:are|is|be|contains?)\s+(?:all\s+)?(?:different|distinct|unique|sorted)\b"
-    r"|\bwill (?:not |always |only )?(?:contain|be|have)\b|\bonly (?:contains?|consists?|has|have)\b",
-    re.I,
-)
+    @property
+    def assumes(self) -> bool:
+        """The description states a precondition no bound reads ("Assume n > 1 and is not a prime")."""
+        return bool(self.pre.unread)
 
 
 def shape(problem: Problem) -> Shape:
     sig = infer_signature(problem)
     single = single_function(problem)
     seen = observe([test.input[0] for test in problem.tests]) if single and sig.arity == 1 else None
-    text = description(problem) if seen is not None else None
-    return Shape(single, sig, seen, assumes=bool(text and _ASSUMES.search(text)))
+    text = description(problem) if single else None
+    pre = stated_preconditions(text, param_names(problem)) if text else Preconditions()
+    return Shape(single, sig, seen, pre, readable=text is not None)
 
 
 def fits(f: Problem, g: Problem, f_shape: Shape | None = None, g_shape: Shape | None = None) -> Fit | None:
@@ -293,26 +297,34 @@ def fits(f: Problem, g: Problem, f_shape: Shape | None = None, g_shape: Shape | 
     if sig.arity != 1 or sig.required != 1 or g_shape.seen is None:
         return None
     if g_shape.assumes:
-        return None  # "Assume n > 1 and is not a prime": a precondition no observed range captures
+        return None  # "Assume n > 1 and is not a prime": a precondition no bound reads
     ((g_param, g_type),) = sig.params
     if not all(admits(g_type, out, numeric_widening=True) for out in outputs):
         return None
     if str(infer_type(outputs)) in ("Any", "None", "bool"):
         return None  # g of a constant or of a yes/no answer says nothing of f
-    inside = [i for i, out in enumerate(outputs) if inside_observed(out, g_shape.seen)]
+    inside = [i for i, out in enumerate(outputs) if receivable(out, g_shape)]
     return Fit(g_param, inside)
+
+
+def receivable(value: Any, g_shape: Shape) -> bool:
+    """Whether g may receive ``value``: inside what g's tests show, and honouring every bound g states
+    ("Knowing that (a) is less then 100")."""
+    return g_shape.seen is not None and inside_observed(value, g_shape.seen) and g_shape.pre.holds(value)
 
 
 def combined_name(f: Problem, g: Problem) -> str:
     return f"{f.entry_point}_then_{g.entry_point}"
 
 
+# The steps are not named after the parents' functions: the new problem has neither, and a step's
+# text that named its function is rewritten or refused (``wording.as_step``, ``checks.steps``).
 COMBINE_TEMPLATE = """\
 This function works in two steps.
 
-Step 1 (`{f_name}`), on the arguments of this function: {f_text}
+Step 1, on the arguments of this function: {f_text}
 
-Step 2 (`{g_name}`): take the value that step 1 returns as `{g_param}`, and do this: {g_text}
+Step 2: take the value that step 1 returns as `{g_param}`, and do this: {g_text}
 
 Return what step 2 returns."""
 
@@ -327,7 +339,7 @@ def _top_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def _rename(code: str, renames: dict[str, str]) -> str:
+def rename(code: str, renames: dict[str, str]) -> str:
     for old, new in renames.items():
         code = re.sub(rf"(?<![\w.]){re.escape(old)}(?!\w)", new, code)
     return code
@@ -362,23 +374,91 @@ def docstring_block(text: str, examples: Sequence[tuple[str, str]] = ()) -> str:
 
 @dataclass
 class Combined:
+    """A composed problem: its prompt and reference, the steps' texts as they now read, and the parts a
+    mutant of either parent replaces (``reference_with``)."""
+
     prompt: str
     reference: str
     entry_point: str
     g_param: str
+    f_text: str = ""
+    g_text: str = ""
+    f_code: str = ""
+    g_code: str = ""  # g's reference with the names that clash with f's renamed
+    renames: dict[str, str] = field(default_factory=dict)
+    call: str = ""
+
+    def reference_with(self, f_code: str | None = None, g_code: str | None = None) -> str:
+        """The composed reference with f's or g's code replaced (a mutant's; g's is renamed as g was)."""
+        f_part = (f_code if f_code is not None else self.f_code).rstrip()
+        g_part = (rename(g_code, self.renames) if g_code is not None else self.g_code).rstrip()
+        return f"{f_part}\n\n\n{g_part}\n\n\n{self.prompt}    return {self.call}\n"
 
 
-TOOL_COMBINE_TEMPLATE = """\
-This function works in two steps.
+def step_examples(step: str, shown: Sequence[tuple[Any, Any]]) -> str:
+    """One sentence showing what a step gives on a parent's own examples ("For example, for 'ACEDY'
+    step 1 gives 3."): the parent's examples carried what its words leave open (uppercase vowels count,
+    a negative number's first digit counts negative), and the step keeps them."""
+    parts = []
+    for args, out in shown:
+        values = args if isinstance(args, list | tuple) else [args]
+        given = render_value(values[0]) if len(values) == 1 else "the arguments (" + _args(values) + ")"
+        parts.append((given, render_value(out)))
+    if not parts:
+        return ""
+    first = f"for {parts[0][0]} {step} gives {parts[0][1]}"
+    rest = "".join(f", and for {given} it gives {out}" for given, out in parts[1:])
+    return f"\nFor example, {first}{rest}."
 
-Step 1: call the helper function `{f_name}` defined above with the arguments of this function.
 
-Step 2 (`{g_name}`): take the value that step 1 returns as `{g_param}`, and do this: {g_text}
+def combine(
+    f: Problem,
+    g: Problem,
+    g_param: str,
+    examples: Sequence[tuple[Any, Any]] = (),
+    f_shown: Sequence[tuple[Any, Any]] = (),
+    g_shown: Sequence[tuple[Any, Any]] = (),
+) -> Combined | str:
+    """The composed problem's prompt and reference, or why it cannot be written.
 
-Return what step 2 returns."""
+    ``examples``: worked examples of the composed function (arguments, output);
+    ``f_shown``/``g_shown``: each parent's own examples, stated in its step.
+    """
+    from benchmorph.morph.transforms.evolve.wording import as_step
+
+    f_text, g_text = description(f), description(g)
+    if f_text is None or g_text is None:
+        return "a description cannot be read out of the prompt"
+    f_text, g_text = as_step(f_text, f.entry_point), as_step(g_text, g.entry_point)
+    name = combined_name(f, g)
+    header = signature_line(f, g, name)
+    if header is None:
+        return "a signature cannot be read out of the prompt"
+    f_tree, g_tree = parse_code(f.reference), parse_code(g.reference)
+    if f_tree is None or g_tree is None:
+        return "a reference does not parse"
+    taken = _top_names(f_tree) | {name}
+    renames = {old: f"{old}_2" for old in _top_names(g_tree) if old in taken}
+    g_code = rename(g.reference, renames)
+    g_entry = renames.get(g.entry_point, g.entry_point)
+    text = COMBINE_TEMPLATE.format(
+        f_text=f_text + step_examples("step 1", f_shown),
+        g_text=g_text + step_examples("step 2", g_shown),
+        g_param=g_param,
+    )
+    shown = [(f"{name}({_args(args)})", render_value(out)) for args, out in examples]
+    imports = imports_of(f.prompt, g.prompt)
+    head = "\n".join(imports) + "\n\n\n" if imports else ""
+    prompt = head + header + "\n" + docstring_block(text, shown)
+    call = f"{g_entry}({f.entry_point}({', '.join(param_names(f))}))"
+    built = Combined(prompt, "", name, g_param, f_text, g_text, f.reference, g_code, renames, call)
+    built.reference = built.reference_with()
+    if parse_code(prompt) is None or parse_code(built.reference) is None:
+        return "the composed prompt or reference does not parse"
+    return built
 
 
-def _without_imports(code: str) -> str:
+def without_imports(code: str) -> str:
     """``code`` without its top-level import lines (the prompt states them once, at its top)."""
     tree = parse_code(code)
     if tree is None:
@@ -391,68 +471,6 @@ def _without_imports(code: str) -> str:
     }
     lines = code.splitlines(keepends=True)
     return "".join(line for number, line in enumerate(lines, 1) if number not in drop).strip("\n") + "\n"
-
-
-_THIS_FUNCTION = re.compile(
-    r"\b([Tt])(?:his function\b|he function(?= (?:should|will|must|returns?|outputs?)\b))"
-)
-
-
-def _as_step(text: str) -> str:
-    """A parent's description as one step of the combined function: its "this function" is the step
-    (and so is "the function" where it says what the function returns).
-
-    ("This function outputs the number of such collisions", read inside the
-    combined function's docstring, would speak of the combined function.)
-    """
-    return _THIS_FUNCTION.sub(lambda match: f"{match.group(1)}his step", text)
-
-
-def combine(
-    f: Problem, g: Problem, g_param: str, examples: Sequence[tuple[Any, Any]] = (), *, tool: bool = False
-) -> Combined | str:
-    """The composed problem's prompt and reference, or why it cannot be written.
-
-    ``tool``: the tool_use form, where f's reference (its docstring included)
-    stands in the prompt as a helper and step 1 says to call it.
-    """
-    f_text, g_text = description(f), description(g)
-    if f_text is None or g_text is None:
-        return "a description cannot be read out of the prompt"
-    f_text, g_text = _as_step(f_text), _as_step(g_text)
-    name = combined_name(f, g)
-    header = signature_line(f, g, name)
-    if header is None:
-        return "a signature cannot be read out of the prompt"
-    f_tree, g_tree = parse_code(f.reference), parse_code(g.reference)
-    if f_tree is None or g_tree is None:
-        return "a reference does not parse"
-    taken = _top_names(f_tree) | {name}
-    renames = {old: f"{old}_2" for old in _top_names(g_tree) if old in taken}
-    g_code = _rename(g.reference, renames)
-    g_entry = renames.get(g.entry_point, g.entry_point)
-    # Each step is named after the function it was ("remove_vowels is a function that..."), so the
-    # description's mentions of that name point at its step.
-    names = {"f_name": f.entry_point, "g_name": g.entry_point, "g_param": g_param}
-    if tool:
-        text = TOOL_COMBINE_TEMPLATE.format(g_text=g_text, **names)
-    else:
-        text = COMBINE_TEMPLATE.format(f_text=f_text, g_text=g_text, **names)
-    shown = [(f"{name}({_args(args)})", render_value(out)) for args, out in examples]
-    imports = imports_of(f.prompt, g.prompt)
-    head = "\n".join(imports) + "\n\n\n" if imports else ""
-    if tool:
-        head += _without_imports(f.reference).rstrip() + "\n\n\n"
-    prompt = head + header + "\n" + docstring_block(text, shown)
-    params = param_names(f)
-    call = f"{g_entry}({f.entry_point}({', '.join(params)}))"
-    if tool:
-        reference = f"{prompt}    return {call}\n\n\n{g_code.rstrip()}\n"
-    else:
-        reference = f"{f.reference.rstrip()}\n\n\n{g_code.rstrip()}\n\n\n{prompt}    return {call}\n"
-    if parse_code(prompt) is None or parse_code(reference) is None:
-        return "the composed prompt or reference does not parse"
-    return Combined(prompt, reference, name, g_param)
 
 
 def param_names(problem: Problem) -> list[str]:
@@ -469,45 +487,6 @@ def _args(args: Any) -> str:
 
 
 # --------------------------------------------------------------------------------------- tool_use
-
-
-@dataclass(frozen=True)
-class NamedHelper:
-    """A helper name we can document: the docstring, and a trusted implementation to check the helper against."""
-
-    docstring: str  # {arg} is the helper's parameter
-    oracle: Callable[[Any], Any]
-    inputs: tuple[Any, ...]
-    domain: str = ""  # when the helper agrees only on part of the inputs: the part, e.g. "at least 2"
-    domain_test: Callable[[Any], bool] | None = None
-
-
-def _is_prime(n: int) -> bool:
-    return n >= 2 and all(n % d for d in range(2, int(n**0.5) + 1))
-
-
-def _palindrome_number(n: int) -> bool:
-    return str(abs(n)) == str(abs(n))[::-1]  # the digits, as the docstring says: -121 is one
-
-
-PRIME = NamedHelper(
-    "Return True if {arg} is a prime number, and False otherwise.",
-    _is_prime,
-    tuple(range(-20, 200)),  # negatives too: HumanEval/127's is_prime says True for them
-    "{arg} is an integer of at least 2",
-    lambda n: n >= 2,
-)
-NAMED_HELPERS: dict[str, NamedHelper] = {
-    "is_prime": PRIME,
-    "isprime": PRIME,
-    "is_palindrome": NamedHelper(
-        "Return True if the decimal digits of {arg} read the same backwards as forwards, and False otherwise.",
-        _palindrome_number,
-        tuple(range(-300, 1200, 7)),
-        "{arg} is a non-negative integer",
-        lambda n: n >= 0,
-    ),
-}
 
 
 @dataclass
@@ -534,7 +513,7 @@ def nested_helpers(problem: Problem) -> list[Helper]:
     """
     tree = parse_code(problem.reference)
     entry = _entry(tree, problem.entry_point) if tree else None
-    if entry is None:
+    if tree is None or entry is None:
         return []
     module_names = _top_names(tree) | {
         alias.asname or alias.name.split(".")[0]
@@ -574,7 +553,11 @@ def documented(helper: Helper, docstring: str) -> str:
     """The helper's source with ``docstring`` as its first statement (it had none)."""
     lines = helper.source.splitlines()
     head_end = helper.node.body[0].lineno - helper.node.lineno  # lines of the def header
-    body_indent = re.match(r"\s*", lines[head_end]).group(0) if head_end < len(lines) else "    "
+    body_indent = (
+        lines[head_end][: len(lines[head_end]) - len(lines[head_end].lstrip())]
+        if head_end < len(lines)
+        else "    "
+    )
     doc = f'{body_indent}"""{docstring}"""'
     source = "\n".join([*lines[:head_end], doc, *lines[head_end:]]) + "\n"
     return "".join(f"{line}\n" for line in helper.imports) + ("\n\n" if helper.imports else "") + source
@@ -588,10 +571,6 @@ def without_helper(problem: Problem, helper: Helper) -> str | None:
         return None
     code = "".join(lines[:start] + lines[end:])
     return code if parse_code(code) is not None else None
-
-
-TOOL_SENTENCE = "Use the helper function `{name}` defined above."
-TOOL_STEP_SENTENCE = "Step 1 is what the helper function `{name}` defined above does: call it."
 
 
 def with_tool(problem: Problem, helper_code: str, sentence: str) -> str | None:
