@@ -35,7 +35,7 @@ app.add_typer(tests_app, name="tests")
 
 # benchmorph.testgen.saturation.SATURATION_WINDOW, written out so the CLI starts without the library
 # (tests/test_cli_startup.py holds them equal).
-SATURATION_WINDOW = 200
+SATURATION_WINDOW = 500
 
 
 def journal_path(out: Path) -> Path:
