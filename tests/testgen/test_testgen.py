@@ -353,3 +353,22 @@ def test_bench_runs_on_a_tiny_slice(tmp_path: Path) -> None:
     assert runs["after"]["problems"] == 3 and runs["after"]["mutants"] > 0
     if before != "none":
         assert runs["before"]["problems"] == 3 and runs["before"]["mutants"] == runs["after"]["mutants"]
+
+
+def test_saturation_replay_runs_on_a_tiny_slice(tmp_path: Path) -> None:
+    record = tmp_path / "record.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "saturation.py"), "--limit", "2", "--budget-s", "3"]
+        + ["--record", str(record), "--replay", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert len(json.loads(record.read_text())["records"]) == 2
+    rows = re.findall(r"^\| (\d+|none) \| (\d+) \| (\d+) \| \d+ \| \d+ \| (\d+) \|", done.stdout, re.M)
+    assert [row[0] for row in rows][-2:] == ["500", "none"]
+    killed = [int(row[1]) for row in rows]
+    measured = [int(row[3]) for row in rows]
+    # A longer window never keeps fewer kills nor measures fewer inputs; the whole search loses nothing.
+    assert killed == sorted(killed) and measured == sorted(measured) and rows[-1][2] == "0"
