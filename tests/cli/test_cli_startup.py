@@ -49,6 +49,7 @@ def test_help_lists_commands() -> None:
         ("benchmorph.cli.instruct_cmd", "DEFAULT_COSINE", "benchmorph.instruct.decontaminate"),
         ("benchmorph.cli.instruct_cmd", "DEFAULT_N", "benchmorph.instruct.decontaminate"),
         ("benchmorph.cli.instruct_cmd", "HEURISTIC", "benchmorph.instruct.difficulty"),
+        ("benchmorph.cli.tests_cmd", "SATURATION_WINDOW", "benchmorph.testgen.saturation"),
     ],
 )
 def test_inlined_option_defaults_match_the_library(cli_module: str, name: str, library_module: str) -> None:

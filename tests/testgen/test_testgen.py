@@ -329,16 +329,46 @@ def test_cli_rejects_a_bad_mutant_count(tmp_path: Path) -> None:
 
 def test_bench_runs_on_a_tiny_slice(tmp_path: Path) -> None:
     numbers = tmp_path / "numbers.json"
+    # The code before the saturation stop runs beside ours where this checkout's history has it.
+    bench = ROOT / "bench" / "testgen.py"
+    found = re.search(r'^BEFORE_REV = "(\w+)"', bench.read_text(), re.M)
+    assert found is not None
+    known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{found[1]}^{{commit}}"], check=False)
+    before = found[1] if known.returncode == 0 else "none"
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "testgen.py"), "--limit", "3", "--per-problem", "40"]
-        + ["--json", str(numbers)],
+        [sys.executable, str(bench), "--limit", "3", "--per-problem", "40", "--before-per-problem", "40"]
+        + ["--workers", "2", "--before", before, "--json", str(numbers)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert re.search(r"^\| HumanEval\+ \(base \+ plus inputs\) \| \d+\.\d \| \d+/\d+ \|", done.stdout, re.M)
+    assert "goal (ours kills >= HumanEval+'s mutants" in done.stdout
+    assert re.search(r"^\| after \| 2 \| 3 \| \d+ \| [\d./]+ -> [\d./]+ \| \d+ \+ \d+ \|", done.stdout, re.M)
+    data = json.loads(numbers.read_text())
+    assert [row["suite"] for row in data["suites"]][0] == "HumanEval+ base tests"
+    assert all(row["problems"] == 3 for row in data["suites"])
+    runs = {run["version"].split()[0]: run for run in data["runs"]}
+    assert runs["after"]["problems"] == 3 and runs["after"]["mutants"] > 0
+    if before != "none":
+        assert runs["before"]["problems"] == 3 and runs["before"]["mutants"] == runs["after"]["mutants"]
+
+
+def test_saturation_replay_runs_on_a_tiny_slice(tmp_path: Path) -> None:
+    record = tmp_path / "record.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "saturation.py"), "--limit", "2", "--budget-s", "3"]
+        + ["--record", str(record), "--replay", str(record)],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert re.search(r"^\| HumanEval\+ \(base \+ plus inputs\) \| \d+\.\d \| \d+/\d+ \|", done.stdout, re.M)
-    assert "goal (ours kills >= HumanEval+'s mutants" in done.stdout
-    data = json.loads(numbers.read_text())
-    assert [row["suite"] for row in data["suites"]][0] == "HumanEval+ base tests"
-    assert all(row["problems"] == 3 for row in data["suites"])
+    assert len(json.loads(record.read_text())["records"]) == 2
+    rows = re.findall(r"^\| (\d+|none) \| (\d+) \| (\d+) \| \d+ \| \d+ \| (\d+) \|", done.stdout, re.M)
+    assert [row[0] for row in rows][-2:] == ["500", "none"]
+    killed = [int(row[1]) for row in rows]
+    measured = [int(row[3]) for row in rows]
+    # A longer window never keeps fewer kills nor measures fewer inputs; the whole search loses nothing.
+    assert killed == sorted(killed) and measured == sorted(measured) and rows[-1][2] == "0"

@@ -51,14 +51,16 @@ def progress_bar(console: Console, description: str, total: int | None) -> Itera
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
+        TextColumn("{task.fields[note]}", markup=False),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(description, total=total)
+        task = progress.add_task(description, total=total, note="")
 
         def advance(count: int = 1) -> None:
             progress.advance(task, count)
 
         advance.set_total = lambda count: progress.update(task, total=count)  # type: ignore[attr-defined]
+        advance.note = lambda text: progress.update(task, note=text)  # type: ignore[attr-defined]
         yield advance
 
 
@@ -68,7 +70,7 @@ def plain_progress(
 ) -> Iterator[Callable[[int], None]]:
     """Without a terminal (CI logs, nohup) a live bar shows nothing: print a line every ``every`` seconds."""
     lock = threading.Lock()
-    state: dict[str, Any] = {"done": 0, "total": total, "last": time.monotonic()}
+    state: dict[str, Any] = {"done": 0, "total": total, "last": time.monotonic(), "note": ""}
     started = time.monotonic()
 
     def line() -> str:
@@ -78,7 +80,7 @@ def plain_progress(
         text = f"{description}: {done}/{whole if whole is not None else '?'} ({rate:.1f}/s, {elapsed:.0f}s"
         if whole and rate > 0 and done < whole:
             text += f", eta {(whole - done) / rate:.0f}s"
-        return text + ")"
+        return text + ")" + (f" {state['note']}" if state["note"] else "")
 
     def advance(count: int = 1) -> None:
         with lock:
@@ -92,6 +94,11 @@ def plain_progress(
         with lock:
             state["total"] = count
 
+    def note(text: str) -> None:
+        with lock:
+            state["note"] = text
+
     advance.set_total = set_total  # type: ignore[attr-defined]
+    advance.note = note  # type: ignore[attr-defined]
     yield advance
     console.print(line(), highlight=False, soft_wrap=True)

@@ -33,6 +33,10 @@ tests_app = typer.Typer(
 )
 app.add_typer(tests_app, name="tests")
 
+# benchmorph.testgen.saturation.SATURATION_WINDOW, written out so the CLI starts without the library
+# (tests/test_cli_startup.py holds them equal).
+SATURATION_WINDOW = 500
+
 
 def journal_path(out: Path) -> Path:
     """Where augment records each finished problem, so a rerun resumes (kept beside the output)."""
@@ -47,12 +51,21 @@ def augment_command(
         str | None,
         typer.Option("--generator", "-g", help="Model spec asked for seed inputs (default: mutation only)."),
     ] = None,
+    saturation: Annotated[
+        int,
+        typer.Option(
+            "--saturation",
+            help="Stop a problem's search once this many valid new inputs in a row added no covered line, "
+            "arc or mutant kill (0: search to --per-problem or --budget-s).",
+            min=0,
+        ),
+    ] = SATURATION_WINDOW,
     per_problem: Annotated[
         int,
-        typer.Option("--per-problem", help="Valid new inputs to find per problem before reduction.", min=1),
+        typer.Option("--per-problem", help="Valid new inputs to find per problem at most.", min=1),
     ] = 1000,
     budget_s: Annotated[
-        float, typer.Option("--budget-s", help="Seconds of search per problem.", min=0.0)
+        float, typer.Option("--budget-s", help="Seconds of search per problem at most.", min=0.0)
     ] = 20.0,
     suite_time_s: Annotated[
         float,
@@ -105,6 +118,7 @@ def augment_command(
         reduce=reduce,
         input_time_limit=input_time_limit,
         mutants=mutants,
+        saturation=saturation or None,
     )
     cache = LLMCache(cache_path) if generator else None
     try:
@@ -132,7 +146,8 @@ def augment_command(
     table.add_column("count", justify="right")
     rows = [
         ("base tests", summary.base_tests),
-        ("candidates run on the reference", summary.tried),
+        ("candidates judged", summary.tried),
+        ("  dropped before the sandbox (contract on the host, size)", summary.screened),
         *((f"  rejected: {reason}", count) for reason, count in summary.rejected.items()),
         ("valid new inputs found", summary.found),
         ("new tests kept" + (" after reduction" if reduce else ""), summary.kept),

@@ -4,7 +4,9 @@
 ``ProgressFactory`` is a callable ``(description, total)`` returning a
 context manager that yields an ``Advance``; ``total`` may be None for work
 whose size is learnt later (the yielded callable may then also have
-``set_total(n)``).  The CLI passes its rich progress bars; library callers
+``set_total(n)``).  It may also have ``note(text)``: a short status shown
+beside the count (what was found so far, a projected end); callers look it
+up with ``getattr`` and go on without it.  The CLI passes its rich progress bars; library callers
 get :func:`no_progress`, which shows nothing.
 """
 

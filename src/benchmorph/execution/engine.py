@@ -495,6 +495,8 @@ class Engine:
         jobs: Sequence[Job],
         progress: Advance | None = None,
         on_verdict: Callable[[int, Verdict], None] | None = None,
+        *,
+        details: bool | None = None,
     ) -> list[Verdict]:
         """Run every job in the sandbox; always one Verdict per job, in order.
 
@@ -504,13 +506,15 @@ class Engine:
         every other job is done, the timed-out ones run again, each on a worker
         of its own as before but on a pool with nothing else to do, and the
         re-run's verdict stands.  ``self.reruns`` then says how many there were
-        and how many verdicts changed.
+        and how many verdicts changed.  ``details`` overrides the engine's
+        ``test_details`` for these jobs (False: stop each at its first failing
+        test, which the verdict keeps).
         """
         raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
         verdicts: list[Verdict | None] = [None] * len(jobs)
         first: dict[int, Verdict] = {}
         isolation = self.isolation
-        details = self.test_details
+        details = self.test_details if details is None else details
         judges: list[FirstFailure | None] = [None] * len(jobs)
         if not details:
             for request in raw:

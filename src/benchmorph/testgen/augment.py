@@ -9,17 +9,29 @@ in parallel, resumable) does the EvalPlus/EvoEval recipe:
 2. **Type-aware mutation** (:mod:`benchmorph.testgen.mutation`) of the
    seeds and of the inputs already found valid, so mutations stack on valid
    inputs instead of drifting away from them.
-3. **Validity**: a candidate is kept only if it satisfies the problem's
-   ``contract`` (when it has one) and the reference returns on it, in the
-   sandbox, within ``input_time_limit``, without raising; its expected output
-   is the reference's.  Candidates are checked in batches, one sandbox job
-   each (``Engine.run_inputs``).  The search stops at ``per_problem`` valid
-   new inputs or after ``budget_s`` seconds, and the result says which.
-4. **Reduction** (``reduce=True``): a greedy set cover keeps the fewest new
+3. **Validity**, cheap before costly: a candidate that repeats a known input,
+   is larger than ``max_value_bytes`` or fails the problem's ``contract`` as
+   checked on the host (:mod:`benchmorph.testgen.contract`, for contracts in
+   its safe subset) is dropped without a sandbox job.  The others are kept
+   only if the reference, its contract active, returns on them in the
+   sandbox within ``input_time_limit`` without raising; the expected output
+   is the reference's.  Candidates go to the sandbox in batches, one job each
+   (``Engine.run_inputs``).
+4. **What each valid input adds**: per batch, the reference's lines and arcs
+   each input executes (``Engine.coverage``, traced in the sandbox) and which
+   of the mutants of the reference that no test has killed yet it kills
+   (``testgen.kills``, judged like any answer, each mutant to its first
+   failing test; a mutant once killed is never run again).  The search
+   stops when it is **saturated**: the last ``saturation`` valid inputs
+   added no line, arc or kill
+   (:mod:`benchmorph.testgen.saturation`); or at ``per_problem`` valid new
+   inputs, after ``budget_s`` seconds, at ``suite_time_s`` of reference time,
+   or when mutation runs dry.  The result says which (``stopped``).
+5. **Reduction** (``reduce=True``): a greedy set cover keeps the fewest new
    inputs that, with the base tests, still execute every line and branch arc
-   of the reference the whole set executes (``Engine.coverage``, traced in the
-   sandbox) and kill every mutant of the reference the whole set kills
-   (``validation.mutants``, judged like any answer).
+   of the reference the whole set executes and kill every mutant the whole
+   set kills (the mutants only new inputs kill are run on all of them first,
+   so the cover may pick any of their killers).
 
 The problem's own tests are always kept, whatever the reduction says: a
 published benchmark must keep its original tests, and the reduction only
@@ -45,7 +57,7 @@ import textwrap
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -59,33 +71,46 @@ from benchmorph.data.storage import space_for
 from benchmorph.execution.engine import Engine, InputRun
 from benchmorph.execution.limits import REFERENCE_LIMITS
 from benchmorph.execution.verdicts import oracle_accepts
+from benchmorph.testgen.contract import ContractCheck, contract_check
 from benchmorph.testgen.kills import mutant_kills
+from benchmorph.testgen.mutants import Mutant
 from benchmorph.testgen.reduce import greedy_cover
+from benchmorph.testgen.saturation import SATURATION_WINDOW, Novelty
 from benchmorph.testgen.score import mutant_set
 from benchmorph.testgen.seed_llm import SeedGenerator, ask_for_seeds
 from benchmorph.testgen.types import Signature, infer_signature
 
 # Bump when what augment_problem produces for the same problem and options changes: journals then miss.
-TESTGEN_PROTOCOL = 1
+# 2: the search stops at saturation; mutants are run on each batch of new inputs, not on all at the end.
+TESTGEN_PROTOCOL = 2
 # The message the contract's asserts raise in a checked reference, so a contract rejection is told
 # apart from the reference raising on its own.
 CONTRACT_MARK = "benchmorph: input outside the contract"
 ORIGINS = ("base", "llm", "mutation")
+# Problems searched at once per sandbox worker by augment_benchmark.
+PROBLEMS_PER_WORKER = 2
+# Candidates per batch: the first (when no base test gives a guess at their cost), the fewest and the most.
+FIRST_BATCH = 64
+MIN_BATCH = 4
+MAX_BATCH = 2000
+# How much slower a reference runs traced (sys.settrace, a call per line) than on its own: a first guess.
+TRACE_SLOWDOWN = 30
 
 
 @dataclass(frozen=True)
 class AugmentOptions:
     """How hard to search and what to keep.
 
-    ``per_problem``: valid new inputs to find before the reduction (the search
-    stops there); ``budget_s``: seconds of search per problem (it stops there
-    too); ``suite_time_s``: the most the new inputs may take on the
-    reference together (the search stops there: the reduction runs every
-    mutant on every input, so this bounds its cost too, and keeps the suite
-    quick to run); ``input_time_limit``: the most one candidate may take on the
-    reference; ``max_value_bytes``: the most an input or its output may take
-    as JSON (a test suite people can read and ship); ``mutants``: how many
-    mutants of the reference the reduction keeps killers for (None: all).
+    ``saturation``: stop once this many valid new inputs in a row added no
+    covered line or arc and killed no new mutant of the reference (None:
+    search to the other bounds only); ``per_problem``: valid new inputs to
+    find at most; ``budget_s``: seconds of search per problem at most;
+    ``suite_time_s``: the most the new inputs may take on the reference
+    together (keeps the suite quick to run); ``input_time_limit``: the most
+    one candidate may take on the reference; ``max_value_bytes``: the most an
+    input or its output may take as JSON (a test suite people can read and
+    ship); ``mutants``: how many mutants of the reference the search and the
+    reduction track (None: all; 0: coverage alone).
     """
 
     per_problem: int = 1000
@@ -96,9 +121,15 @@ class AugmentOptions:
     input_time_limit: float = 1.0
     max_value_bytes: int = 10_000
     mutants: int | None = None
+    saturation: int | None = SATURATION_WINDOW
 
     def identity(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def tracks(self) -> bool:
+        """Whether the search measures what each input adds: for the reduction, or to stop at saturation."""
+        return self.reduce or (self.saturation is not None and self.saturation < self.per_problem)
 
 
 @dataclass
@@ -108,23 +139,27 @@ class AugmentResult:
     ``problem``: the problem with its base tests (expected outputs filled) and
     the new tests kept; ``dropped_base``: its own tests the reference rejects
     (``Engine.prepare`` drops them); the input problem unchanged when ``skipped`` says why
-    it could not be augmented.  ``tried``: candidates run on the reference;
-    ``rejected``: why the others were not kept (``contract``, ``raises``,
+    it could not be augmented.  ``tried``: new candidates judged; ``screened``:
+    those of them dropped on the host, before the sandbox (contract, size);
+    ``rejected``: why candidates were not kept (``contract``, ``raises``,
     ``timeout``, ``too-large``, ``duplicate``, ``oracle``, ``unreadable``);
     ``found``: valid new inputs before the reduction; ``kept``: new tests in
-    the result; ``stopped``: ``per-problem`` (found enough), ``budget`` (time
+    the result; ``stopped``: ``saturated`` (the last ``saturation`` valid
+    inputs added nothing), ``per-problem`` (found enough), ``budget`` (time
     ran out), ``suite-time`` (the new inputs reached ``suite_time_s`` of
     reference time), ``exhausted`` (mutation produced nothing new) or
-    ``skipped``; ``search_s`` and ``reduce_s`` split ``seconds``.
-    The coverage and mutant counts are the whole candidate set's, which the
-    reduced suite keeps by construction; ``base_killed`` is what the base
-    tests alone kill.
+    ``skipped``; ``last_novel``: how many valid new inputs had been found
+    when the last one that added something came; ``search_s`` and
+    ``reduce_s`` split ``seconds``.  The coverage and mutant counts are the
+    whole candidate set's, which the reduced suite keeps by construction;
+    ``base_killed`` is what the base tests alone kill.
     """
 
     problem: Problem
     base_tests: int = 0  # tests always kept: the problem's own that run, and seed inputs given that run
     dropped_base: int = 0
     tried: int = 0
+    screened: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
     found: int = 0
     kept: int = 0
@@ -138,10 +173,13 @@ class AugmentResult:
     mutants: int | None = None
     killed: int | None = None
     base_killed: int | None = None
+    last_novel: int | None = None
     llm_answers: int = 0
     llm_inputs: int = 0
     # The problem with every valid new input, before the reduction (in memory only, not journalled).
     unreduced: Problem | None = None
+    # Per test of ``unreduced``, what it achieves (in memory only; ``bench/saturation.py`` replays it).
+    novelty: Novelty | None = None
 
     @property
     def id(self) -> str:
@@ -149,7 +187,8 @@ class AugmentResult:
 
     def stats(self) -> dict[str, Any]:
         """Everything but the problem, as JSON."""
-        data = {key: value for key, value in asdict(self).items() if key not in ("problem", "unreduced")}
+        memory_only = ("problem", "unreduced", "novelty")
+        data = {key: value for key, value in asdict(self).items() if key not in memory_only}
         data["id"] = self.id
         return data
 
@@ -208,6 +247,8 @@ class _Search:
     Argument lists: parents are the seeds and every input found valid so far,
     so mutations stack on valid inputs.  Stdin texts: the input-mutation
     module's own stream over the seeds (it reads and rewrites lines).
+    ``batch`` hands out candidates with their JSON key, which the caller's
+    ``seen`` set and the size check both reuse.
     """
 
     def __init__(self, seeds: list[Any], sig: Signature, seed: int) -> None:
@@ -222,18 +263,20 @@ class _Search:
             pools = [[args[i] for args in seeds if len(args) > i] for i in range(sig.arity)]
             self.mutator = Mutator(sig, pools)
 
-    def batch(self, size: int, seen: set[str], misses: int = 2000) -> list[Any]:
-        """Up to ``size`` new candidates (not in ``seen``, which grows); fewer when mutation runs dry."""
-        found: list[Any] = []
+    def batch(self, size: int, seen: set[str], misses: int = 2000) -> list[tuple[Any, str]]:
+        """Up to ``size`` new candidates and their keys (not in ``seen``, which grows); fewer when
+        mutation runs dry."""
+        found: list[tuple[Any, str]] = []
         if self.stream is not None:
             while len(found) < size:
                 text = next(self.stream, None)
                 if text is None:
                     self.exhausted = True
                     break
-                if _key(text) not in seen:
-                    seen.add(_key(text))
-                    found.append(text)
+                key = _key(text)
+                if key not in seen:
+                    seen.add(key)
+                    found.append((text, key))
             return found
         missed = 0
         while len(found) < size and missed < misses:
@@ -252,7 +295,7 @@ class _Search:
                 continue
             missed = 0
             seen.add(key)
-            found.append(child)
+            found.append((child, key))
         if missed >= misses:
             self.exhausted = True
         return found
@@ -266,7 +309,7 @@ def _verdict(problem: Problem, candidate: _Candidate, options: AugmentOptions) -
         return "timeout"
     if run.status != "ok":
         return "contract" if CONTRACT_MARK in (run.error or "") else "raises"
-    if _size(candidate.args) > options.max_value_bytes or _size(run.output) > options.max_value_bytes:
+    if _size(run.output) > options.max_value_bytes:
         return "too-large"
     if problem.oracle and problem.kind != "stdin" and not oracle_accepts(problem, candidate.args, run.output):
         return "oracle"
@@ -291,6 +334,150 @@ def _skip(problem: Problem, reason: str, started: float) -> AugmentResult:
     )
 
 
+class _Problem:
+    """One problem's search state: what is known, what was rejected, and the sandbox calls it makes.
+
+    Everything that is the same for every batch is made once: the reference
+    with its contract marked, the host's contract check, the validity limits,
+    the mutant list.
+    """
+
+    def __init__(self, base: Problem, engine: Engine, options: AugmentOptions, result: AugmentResult) -> None:
+        self.base = base
+        self.engine = engine
+        self.options = options
+        self.result = result
+        self.rejected: Counter[str] = Counter()
+        self.seen = {_key(test.input) for test in base.tests}
+        self.limits = replace(
+            engine.limits,
+            min_time_limit=options.input_time_limit,
+            time_factor=1.0,
+            setup_time=REFERENCE_LIMITS.setup_time,
+        )
+        self.code = checked_reference(base)
+        self.contract: ContractCheck | None = contract_check(base)
+        self.mutants: list[Mutant] = mutant_set(base, options.mutants, options.seed) if options.tracks else []
+        self.novelty = Novelty(len(self.mutants), options.saturation) if options.tracks else None
+        self.suite_time = 0.0  # reference seconds of the valid new inputs
+        self._timing = [0, 0.0]  # candidates judged in timed rounds, and the seconds those rounds took
+        self._guess: float | None = None
+
+    @property
+    def per_candidate(self) -> float | None:
+        """Wall seconds a judged candidate has cost so far (mutation, sandbox, measuring), or a guess."""
+        count, seconds = self._timing
+        return seconds / count if count else self._guess
+
+    def guess(self, reference_times: Sequence[float]) -> None:
+        """Before any round: a candidate costs about a traced run of the slowest base test, and the
+        fixed part of a round spread over a batch.  Fast problems are never near the cap it sets."""
+        if reference_times:
+            self._guess = TRACE_SLOWDOWN * max(reference_times) + 0.002
+
+    def timed(self, candidates: int, seconds: float) -> None:
+        self._timing[0] += candidates
+        self._timing[1] += seconds
+
+    def fresh(self, inputs: Sequence[Any], origin: str) -> list[_Candidate]:
+        """Given inputs not seen before, as candidates (an LLM's or a caller's: they may repeat)."""
+        batch = []
+        for args in inputs:
+            try:
+                key = _key(args)
+            except (TypeError, ValueError, RecursionError):
+                self.rejected["unreadable"] += 1
+                continue
+            if key in self.seen:
+                self.rejected["duplicate"] += 1
+                continue
+            self.seen.add(key)
+            batch.append((list(args) if isinstance(args, tuple) else args, key))
+        return self.screen(batch, origin)
+
+    def screen(self, batch: Sequence[tuple[Any, str]], origin: str) -> list[_Candidate]:
+        """The candidates worth a sandbox job: too large or outside the contract (on the host) are dropped."""
+        kept = []
+        for args, key in batch:
+            self.result.tried += 1
+            if len(key) > self.options.max_value_bytes:
+                reason: str | None = "too-large"
+            elif self.contract is not None and self.contract(args) is False:
+                reason = "contract"
+            else:
+                reason = None
+            if reason is None:
+                kept.append(_Candidate(args, origin))
+            else:
+                self.result.screened += 1
+                self.rejected[reason] += 1
+        return kept
+
+    def check(self, batch: list[_Candidate], needed: int | None = None) -> list[_Candidate]:
+        """The valid candidates of a batch, in order; past ``needed`` valid ones, or once the valid
+        inputs reach ``suite_time_s`` of reference time, the rest do not count."""
+        if not batch:
+            return []
+        inputs = [candidate.args for candidate in batch]
+        runs = self.engine.run_inputs(self.base, inputs, code=self.code, limits=self.limits)
+        valid: list[_Candidate] = []
+        for position, (candidate, run) in enumerate(zip(batch, runs, strict=True)):
+            full = needed is not None and len(valid) >= needed
+            spent = candidate.origin != "base" and self.suite_time >= self.options.suite_time_s
+            if full or spent:
+                self.result.tried -= len(batch) - position  # never judged: not tried
+                break
+            candidate.run = run
+            reason = _verdict(self.base, candidate, self.options)
+            if reason is None:
+                valid.append(candidate)
+                if candidate.origin != "base":  # a caller's seeds are base tests: not the new inputs' time
+                    self.suite_time += run.time or 0.0
+            else:
+                self.rejected[reason] += 1
+        return valid
+
+    def measure(self, tests: Sequence[TestCase], *, base: bool = False) -> None:
+        """What each of ``tests`` (valid, expected outputs known) adds: lines, arcs, kills of live mutants."""
+        novelty = self.novelty
+        if novelty is None or not tests:
+            return
+        inputs = [test.input for test in tests]
+        coverage = self.engine.coverage(self.base, inputs)
+        alive = novelty.alive
+        kills: dict[int, list[int]] = {}
+        if alive and self.base.kind != "stdin":
+            batch = self.base.model_copy(update={"tests": list(tests)})
+            # To its first failure only: the first test to kill a mutant is all the saturation and
+            # the reduction need, and a killed mutant's other tests (timeouts among them) are not run.
+            alive_mutants = [[self.mutants[number] for number in alive]]
+            results = mutant_kills([batch], alive_mutants, self.engine, first_failure=True)[0]
+            kills = {number: sorted(found.killers) for number, found in zip(alive, results, strict=True)}
+        novelty.add(coverage, kills, base=base)
+
+    def every_killer(self, tests: Sequence[TestCase], required: int) -> list[frozenset[Any]]:
+        """Per test, what it achieves, with every new test that kills a mutant the base tests do not.
+
+        The search knows one killer per mutant (the first); the reduction can
+        keep fewer tests when it may pick any, so the few mutants only new
+        tests kill are run, with every test's result, on all the new tests.
+        """
+        novelty = self.novelty
+        assert novelty is not None
+        base_killed = _mutants_in(novelty.items[:required])
+        wanted = sorted(novelty.killed - base_killed)
+        new_tests = list(tests[required:])
+        if not wanted or not new_tests:
+            return novelty.items
+        batch = self.base.model_copy(update={"tests": new_tests})
+        found = mutant_kills([batch], [[self.mutants[number] for number in wanted]], self.engine)[0]
+        items = [set(achieved) for achieved in novelty.items]
+        for number, kills in zip(wanted, found, strict=True):
+            for index in kills.killers:
+                items[required + index].add(("mutant", number))
+        return [frozenset(achieved) for achieved in items]
+
+
 def augment_problem(
     problem: Problem,
     engine: Engine,
@@ -299,6 +486,7 @@ def augment_problem(
     seed_inputs: Sequence[Any] | None = None,
     generator: SeedGenerator | None = None,
     llm_texts: Sequence[str | None] | None = None,
+    on_found: Callable[[int], None] | None = None,
 ) -> AugmentResult:
     """New tests for one problem (see the module docstring); never raises for a problem it cannot augment.
 
@@ -307,6 +495,7 @@ def augment_problem(
     those that run on this problem's reference are kept as ``base`` tests.
     ``generator``: an LLM asked for more seeds; ``llm_texts``: its answers
     already asked (``augment_benchmark`` asks all problems in one batch).
+    ``on_found(n)``: told as each batch brings ``n`` more valid inputs.
     """
     options = options or AugmentOptions()
     started = time.monotonic()
@@ -342,52 +531,22 @@ def augment_problem(
     result = AugmentResult(
         problem=base, base_tests=len(base_tests), dropped_base=dropped_base, stopped="per-problem"
     )
-    rejected: Counter[str] = Counter()
-    seen = {_key(test.input) for test in base_tests}
-    limits = replace(
-        engine.limits,
-        min_time_limit=options.input_time_limit,
-        time_factor=1.0,
-        setup_time=REFERENCE_LIMITS.setup_time,
-    )
-    code = checked_reference(base)
+    state = _Problem(base, engine, options, result)
     found: list[_Candidate] = []
     extra_base: list[_Candidate] = []
 
-    def check(batch: list[_Candidate], needed: int | None = None) -> list[_Candidate]:
-        """The valid candidates of a batch, in order; past ``needed`` valid ones the rest do not count."""
-        runs = engine.run_inputs(base, [candidate.args for candidate in batch], code=code, limits=limits)
-        valid: list[Any] = []
-        for candidate, run in zip(batch, runs, strict=True):
-            if needed is not None and len(valid) >= needed:
-                break
-            result.tried += 1
-            candidate.run = run
-            reason = _verdict(base, candidate, options)
-            if reason is None:
-                valid.append(candidate)
-            else:
-                rejected[reason] += 1
-        return valid
-
-    def fresh(inputs: Sequence[Any], origin: str) -> list[_Candidate]:
-        batch = []
-        for args in inputs:
-            try:
-                key = _key(args)
-            except (TypeError, ValueError, RecursionError):
-                rejected["unreadable"] += 1
-                continue
-            if key in seen:
-                rejected["duplicate"] += 1
-                continue
-            seen.add(key)
-            batch.append(_Candidate(list(args) if isinstance(args, tuple) else args, origin))
-        return batch
+    def add(valid: list[_Candidate]) -> None:
+        found.extend(valid)
+        state.measure([_test(candidate) for candidate in valid])
+        if on_found is not None and valid:
+            on_found(len(valid))
 
     # Seeds the caller gave become base tests where they run; LLM seeds become tests of their own.
     if seed_inputs:
-        extra_base = check(fresh(seed_inputs, "base"))
+        extra_base = state.check(state.fresh(seed_inputs, "base"))
+    keep_always = base_tests + [_test(candidate) for candidate in extra_base]
+    state.measure(keep_always, base=True)
+    state.guess([test.ref_time or 0.0 for test in keep_always])
     if generator is not None and llm_texts is None:
         llm_texts = ask_for_seeds([base], [sig], generator)[0].texts
     if llm_texts:
@@ -400,52 +559,91 @@ def augment_problem(
             result.llm_answers += 1
             proposed.extend(parse_seed_inputs(text, sig))
         result.llm_inputs = len(proposed)
-        found.extend(check(fresh(proposed, "llm"), options.per_problem))
+        add(state.check(state.fresh(proposed, "llm"), options.per_problem))
 
-    seeds = [test.input for test in base_tests] + [c.args for c in extra_base + found]
+    seeds = [test.input for test in keep_always] + [candidate.args for candidate in found]
     if not seeds:
         return _skip(base, "no input runs on the reference: nothing to start the search from", started)
     search = _Search(seeds, sig, options.seed)
-    search.valid = [c.args for c in found]
+    search.valid = [candidate.args for candidate in found]
+    novelty = state.novelty
     while len(found) < options.per_problem:
-        if time.monotonic() - started >= options.budget_s:
-            result.stopped = "budget"
+        if novelty is not None and novelty.saturated:
+            result.stopped = "saturated"
             break
-        if sum(c.run.time or 0.0 for c in found if c.run is not None) >= options.suite_time_s:
+        if state.suite_time >= options.suite_time_s:
             result.stopped = "suite-time"
             break
+        left = options.budget_s - (time.monotonic() - started)
+        if left <= 0:
+            result.stopped = "budget"
+            break
         needed = options.per_problem - len(found)
-        rate = len(found) / result.tried if result.tried else 0.5
-        size = max(16, min(500, math.ceil(needed / max(rate, 0.05) * 1.1)))
-        batch = [_Candidate(args, "mutation") for args in search.batch(size, seen)]
-        if batch:
-            valid = check(batch, needed)
-            found.extend(valid)
-            search.valid.extend(c.args for c in valid)
+        wanted = needed
+        if novelty is not None and novelty.window is not None:
+            # Enough to reach saturation if nothing new turns up, and never a sliver of a batch.
+            window = novelty.window
+            wanted = min(needed, max(window - novelty.since, window // 4, 1))
+        run = result.tried - result.screened
+        rate = len(found) / run if run else 0.5
+        kept_share = run / result.tried if result.tried else 1.0
+        size = max(MIN_BATCH, min(MAX_BATCH, math.ceil(wanted / max(rate * kept_share, 0.05) * 1.1)))
+        # A batch is not interrupted, so the budget bounds the search only if a batch fits in what is
+        # left: sized by the seconds a candidate has cost so far (first, by a guess from the base
+        # tests' reference times).  The cap binds only where candidates are slow (about 5 ms or more
+        # each): there, as with the budget, how many inputs are found depends on the machine's speed.
+        if state.per_candidate is None:
+            size = min(size, FIRST_BATCH)
+        else:
+            size = min(size, max(MIN_BATCH, int(left / 2 / state.per_candidate)))
+        round_started = time.monotonic()
+        before = result.tried
+        batch = state.screen(search.batch(size, state.seen), "mutation")
+        # Past what reaching the window needs, valid inputs are not measured: saturation may come first.
+        valid = state.check(batch, wanted)
+        add(valid)
+        state.timed(result.tried - before, time.monotonic() - round_started)
+        search.valid.extend(candidate.args for candidate in valid)
         if search.exhausted:
             result.stopped = "exhausted" if len(found) < options.per_problem else "per-problem"
+            if novelty is not None and novelty.saturated:
+                result.stopped = "saturated"
             break
     result.found = len(found)
-    result.rejected = dict(sorted(rejected.items()))
+    result.rejected = dict(sorted(state.rejected.items()))
     result.search_s = time.monotonic() - started
 
-    keep_always = base_tests + [_test(c) for c in extra_base]
     result.base_tests = len(keep_always)
-    final = base.model_copy(update={"tests": keep_always + [_test(c) for c in found]})
+    final = base.model_copy(update={"tests": keep_always + [_test(candidate) for candidate in found]})
     result.unreduced = final
-    if options.reduce:  # also without new inputs: the coverage and mutant counts are reported
-        reduced = reduce_suite(
-            final, engine, required=len(keep_always), mutants=options.mutants, seed=options.seed
-        )
-        final = reduced.problem
-        result.coverage_items, result.mutants = reduced.coverage_items, reduced.mutants
-        result.killed, result.base_killed = reduced.killed, reduced.required_killed
+    if novelty is not None:
+        result.novelty = novelty
+        result.last_novel = novelty.last_novel
+        result.coverage_items = len(novelty.covered)
+        result.mutants = len(state.mutants)
+        result.killed = len(novelty.killed)
+        result.base_killed = len(_mutants_in(novelty.items[: novelty.base]))
+    if options.reduce and novelty is not None:
+        cost = [float(_size(test.input)) for test in final.tests]
+        items = state.every_killer(final.tests, len(keep_always))
+        chosen = greedy_cover(items, required=range(len(keep_always)), cost=cost)
+        final = final.model_copy(update={"tests": [final.tests[index] for index in chosen]})
     result.problem = final
     result.kept = len(final.tests) - len(keep_always)
     result.seconds = time.monotonic() - started
     result.reduce_s = result.seconds - result.search_s
     result.origins = dict(Counter(test.origin for test in final.tests))
     return result
+
+
+def _mutants_in(items: Iterable[frozenset[Hashable]]) -> set[int]:
+    """The mutant numbers among what tests achieve (their ``("mutant", n)`` items)."""
+    return {
+        item[1]
+        for achieved in items
+        for item in achieved
+        if isinstance(item, tuple) and len(item) == 2 and item[0] == "mutant"
+    }
 
 
 @dataclass
@@ -556,11 +754,17 @@ def augment_benchmark(
     progress: ProgressFactory = no_progress,
     on_result: Callable[[AugmentResult], None] | None = None,
 ) -> list[AugmentResult]:
-    """:func:`augment_problem` for every problem, as many at a time as the engine has workers.
+    """:func:`augment_problem` for every problem, ``PROBLEMS_PER_WORKER`` per sandbox worker at a time.
 
-    With ``journal`` (a JSONL path) each finished problem is appended there and
-    a rerun with the same problems and options reuses it, so an interrupted
-    run resumes.  Results come back in the order of ``problems``.
+    More problems are in flight than there are workers: while one problem's
+    thread mutates candidates or reads replies on the host, the others'
+    batches keep every worker busy.  The host's share is Python on one core,
+    but a third of the sandbox's or less (``bench/proc_cpu.py`` on HumanEval:
+    34 s host against 70 s sandbox CPU), so a search process per worker did
+    not pay off and was taken out again.  With ``journal`` (a JSONL path)
+    each finished problem is appended there and a rerun with the same
+    problems and options reuses it, so an interrupted run resumes.  Results
+    come back in the order of ``problems``.
     """
     options = options or AugmentOptions()
     book = Journal(journal) if journal is not None else None
@@ -586,19 +790,44 @@ def augment_benchmark(
     workers = engine.pool.size
     with progress(f"augment {len(problems)} problems", len(problems)) as advance:
         advance(len(problems) - len(todo))
+        note = getattr(advance, "note", None)
+        lock = threading.Lock()
+        started = time.monotonic()
+        tally = {"done": 0, "valid": 0}
 
-        def one(index: int) -> None:
-            result = augment_problem(
-                problems[index], engine, options, generator=None, llm_texts=texts.get(index)
-            )
+        def show() -> None:
+            if note is None:
+                return
+            with lock:
+                done, valid = tally["done"], tally["valid"]
+            text = f"{valid:,} valid inputs found"
+            if done:
+                left = (time.monotonic() - started) / done * (len(todo) - done)
+                text += f", projected end {time.strftime('%H:%M:%S', time.localtime(time.time() + left))}"
+            note(text)
+
+        def found(count: int) -> None:
+            with lock:
+                tally["valid"] += count
+            show()
+
+        def finish(index: int, result: AugmentResult) -> None:
             results[index] = result
             if book is not None:
                 book.add(keys[index], result)
             if on_result is not None:
                 on_result(result)
+            with lock:
+                tally["done"] += 1
+            show()
             advance(1)
 
-        pool = ThreadPoolExecutor(max_workers=workers)
+        def one(index: int) -> None:
+            texts_given = texts.get(index)
+            result = augment_problem(problems[index], engine, options, llm_texts=texts_given, on_found=found)
+            finish(index, result)
+
+        pool = ThreadPoolExecutor(max_workers=PROBLEMS_PER_WORKER * workers)
         try:
             for future in [pool.submit(one, index) for index in todo]:
                 future.result()
@@ -620,6 +849,7 @@ class AugmentSummary:
     skipped: dict[str, str] = field(default_factory=dict)
     base_tests: int = 0
     tried: int = 0
+    screened: int = 0  # of ``tried``: dropped on the host, before any sandbox job
     rejected: dict[str, int] = field(default_factory=dict)
     found: int = 0
     kept: int = 0
@@ -651,6 +881,7 @@ def summarize(results: Sequence[AugmentResult]) -> AugmentSummary:
         summary.augmented += 1
         summary.base_tests += result.base_tests
         summary.tried += result.tried
+        summary.screened += result.screened
         rejected.update(result.rejected)
         summary.found += result.found
         summary.kept += result.kept

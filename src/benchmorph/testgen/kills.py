@@ -3,7 +3,8 @@
 A mutant is *killed* by a test when, judged like any answer (``Engine.evaluate``,
 the engine's limits), it fails, raises or times out there.  The worker stops a
 run at its first timeout, so after one the later tests are unknown: they are
-not counted as killers (the timed-out test is).  A mutant that cannot even load
+not counted as killers (the timed-out test is).  Judged to the first failure
+only, a mutant's one known killer is the first test that kills it.  A mutant that cannot even load
 is killed by every test.
 """
 
@@ -32,15 +33,21 @@ class MutantKills:
 
 
 def killers(verdict: Verdict) -> frozenset[int]:
-    """The tests a verdict shows failing; every test when the code never ran one (it failed to load)."""
+    """The tests a verdict shows failing; every test when the code never ran one (it failed to load).
+
+    A verdict judged to its first failure only (``first_failure``) shows that one test.
+    """
     if verdict.ok:
         return frozenset()
     failing = frozenset(result.index for result in verdict.tests if result.status in KILLING)
     if failing:
         return failing
     not_run = [result.index for result in verdict.tests if result.status == "not-run"]
-    if len(not_run) == len(verdict.tests):
-        return frozenset(range(len(verdict.tests)))
+    # It never ran a test: every test shown is not-run (or, judged to its first failure, none is
+    # shown, or the one shown is the first) and none passed.  Judged so, a not-run test after passing
+    # ones is where the sandbox stopped it, as with the whole table.
+    if verdict.passed == 0 and len(not_run) == len(verdict.tests):
+        return frozenset(range(verdict.total))
     # Stopped by the sandbox (too much memory or output) at the first test it did not finish.
     return frozenset(not_run[:1])
 
@@ -50,10 +57,15 @@ def mutant_kills(
     mutants: Sequence[Sequence[Mutant]],
     engine: Engine,
     progress: Callable[[int], None] | None = None,
+    *,
+    first_failure: bool = False,
 ) -> list[list[MutantKills]]:
     """Per problem (prepared: every test has its expected output), what each of its mutants is killed by.
 
     All problems' mutants go to the engine in one batch, so the workers stay busy.
+    ``first_failure``: each mutant stops at the first test that kills it, and
+    that test is its only killer known: enough to tell killed from alive and
+    which test killed it first, for a fraction of the runs.
     """
     jobs: list[Job] = []
     owners: list[tuple[int, int]] = []
@@ -61,7 +73,7 @@ def mutant_kills(
         for index, mutant in enumerate(found):
             jobs.append(Job(problem, mutant.code, f"{problem.id}#mutant", index))
             owners.append((number, index))
-    verdicts = engine.evaluate(jobs, progress) if jobs else []
+    verdicts = engine.evaluate(jobs, progress, details=not first_failure) if jobs else []
     result: list[list[MutantKills]] = [[] for _ in problems]
     for (number, index), verdict in zip(owners, verdicts, strict=True):
         result[number].append(MutantKills(mutants[number][index], killers(verdict)))
