@@ -17,7 +17,8 @@ task extends it to a list of the parent's inputs:
 
 The helper does the part a model would otherwise have to write; what is
 left is new.  The tests are lists of the parent's own inputs (each valid for
-the helper by construction), so no two variants share them, and the
+the helper by construction, never generated ones: ``_item_pool``), so no
+two variants share them, and the
 parent's reference, the items unchanged or in their natural order, and
 (for filters) no items each fail at least two tests in three
 (``validation.checks.baselines``).
@@ -38,7 +39,7 @@ from benchmorph.execution.engine import Engine
 from benchmorph.morph.common.docstrings import assemble, split_prompt
 from benchmorph.morph.finalize import Draft
 from benchmorph.morph.transforms.evolve import rules
-from benchmorph.morph.transforms.evolve.inputs import generated_pool, own_pool
+from benchmorph.morph.transforms.evolve.inputs import own_pool
 from benchmorph.morph.transforms.evolve.wording import as_step
 from benchmorph.testgen.types import FLOAT, INT, STR, ListT, Prim, TypeExpr, infer_signature, infer_type
 from benchmorph.validation.checks.base import Steps, value_key
@@ -46,7 +47,6 @@ from benchmorph.validation.checks.steps import asks_to_write
 from benchmorph.validation.examples.scan import render_value
 
 TESTS = 12  # lists per variant
-POOL = 10  # distinct inputs of the parent wanted to make lists of
 MAX_ITEM_CHARS = 120  # an input longer than this as text makes no readable list item
 VariantMaker = Callable[..., Variant]
 
@@ -170,22 +170,24 @@ def _lists(pool: list[tuple[Any, Any]], mode: str, rng: random.Random) -> list[l
     return lists
 
 
-def _item_pool(parent: Problem, engine: Engine, seed: int) -> list[tuple[Any, Any]]:
-    """Distinct short inputs of the parent with its outputs: its own that honour the bounds it states,
-    topped up by generated ones (inside what it states and its tests show, ``inputs.generated_pool``)
-    when it has fewer than POOL."""
-    shape = rules.shape(parent)
-    own = own_pool(parent, shape)  # the parent's own inputs that honour the bounds it states
+def _item_pool(parent: Problem) -> list[tuple[Any, Any]]:
+    """Distinct short inputs of the parent with its outputs: its own that honour the bounds it states.
+
+    Only its own: a generated input honours what the description states and
+    the tests show, but not what it leaves implicit, and the helper's value
+    on it is one no test of the parent ever decided.  A reviewed set sorted
+    HumanEval/94's lists by "the sum of the digits of the largest prime",
+    with a generated ``[0, 81, 12, 0, 1, 21]`` that holds no prime (the
+    reference counts 1 as one and returns 1): its docstring does not say what
+    the helper gives there, so a solution that reads it instead of calling it
+    is judged on an answer the text never asked for.
+    """
+    own = own_pool(parent, rules.shape(parent))
     found = {
         value_key(args[0]): (args[0], out)
         for args, out in zip(own.inputs, own.outputs, strict=True)
         if _size(args[0]) <= MAX_ITEM_CHARS
     }
-    if len(found) < POOL:
-        extra = generated_pool(parent, shape, engine, seed, POOL)
-        for args, out in zip(extra.inputs, extra.outputs, strict=True):
-            if _size(args[0]) <= MAX_ITEM_CHARS:
-                found.setdefault(value_key(args[0]), (args[0], out))
     return list(found.values())
 
 
@@ -243,7 +245,7 @@ def lift(parent: Problem, engine: Engine, seed: int, make: VariantMaker) -> Draf
         return "leftover-imperative", head
     helper_prompt, helper_text = head
     helper_code = helper_prompt + parent.reference[len(parent.prompt) :]
-    pool = _item_pool(parent, engine, seed)
+    pool = _item_pool(parent)
     if len(pool) < 4:
         return "thin-suite", f"only {len(pool)} distinct short inputs of the parent to make lists of"
     if _mutates(parent, [x for x, _ in pool], engine):
