@@ -203,3 +203,32 @@ def test_booleans_a_step_never_mentions_are_not_tested() -> None:
     assert combine._bool_inside([[True, 0, -10, "test"]]) and not combine._bool_inside([[1, 2], 3])
     text = rules.description(load_benchmark("humaneval").by_id()["HumanEval/22"]) or ""
     assert not combine._BOOLEANS.search(text)
+
+
+def test_a_step_states_the_example_that_decides_a_tie(engine: Engine) -> None:
+    """HumanEval/62 + 90: the derivative of [3, 2, 1] is [2, 2], and "the 2nd smallest element" says
+    nothing of ties; only next_smallest's fourth example ([1, 1] gives None) does, so the step states it."""
+    humaneval = load_benchmark("humaneval").by_id()
+    g = engine.prepare([humaneval["HumanEval/90"]]).problems[0]
+    shown = combine.parent_examples(g, engine)
+    assert ([[1, 1]], None) in shown and ([[1, 2, 3, 4, 5]], 2) in shown
+    built = rules.combine(humaneval["HumanEval/62"], g, "lst", [], [], shown)
+    assert not isinstance(built, str)
+    assert "and for [1, 1] it gives None" in " ".join(built.prompt.split())
+
+
+def test_tool_use_items_are_the_parents_own_inputs(engine: Engine) -> None:
+    """HumanEval/94 sorted by "the sum of the digits of the largest prime": a generated [0, 81, 12, 0, 1,
+    21] holds no prime, the docstring says nothing of that case and the reference answers 1 (it counts 1
+    as a prime).  Lists are made of the parent's own inputs only."""
+    from benchmorph.morph.transforms.evolve import tool_use
+    from benchmorph.morph.transforms.evolve.evolve import _variant
+
+    parent = engine.prepare([load_benchmark("humaneval").by_id()["HumanEval/94"]]).problems[0]
+    own = {combine.value_key(t.input[0]) for t in parent.tests}
+    assert {combine.value_key(x) for x, _ in tool_use._item_pool(parent)} <= own
+    draft = tool_use.lift(parent, engine, 0, _variant)
+    assert not isinstance(draft, tuple), draft
+    items = [x for test in draft.variant.tests for x in test.input[0]]
+    assert items and all(combine.value_key(x) in own for x in items)
+    assert combine.value_key([0, 81, 12, 0, 1, 21]) not in {combine.value_key(x) for x in items}
