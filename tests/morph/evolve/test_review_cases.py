@@ -232,3 +232,19 @@ def test_tool_use_items_are_the_parents_own_inputs(engine: Engine) -> None:
     items = [x for test in draft.variant.tests for x in test.input[0]]
     assert items and all(combine.value_key(x) in own for x in items)
     assert combine.value_key([0, 81, 12, 0, 1, 21]) not in {combine.value_key(x) for x in items}
+
+
+def test_tool_use_sorts_no_values_a_rounding_error_apart() -> None:
+    """truncate_number(0.3) is 0.3 and truncate_number(1.3) is 0.30000000000000004: no list sorts both,
+    since how the float is computed, not the description, would decide their order (equal values, as
+    truncate_number(124.456) and truncate_number(123.456) are, tie and keep their order)."""
+    import random
+
+    from benchmorph.morph.transforms.evolve import tool_use
+
+    pool = [(x, x % 1.0) for x in (0.3, 3.5, 1.3, 1.25, 2.75, 0.125, 7.0, 124.456, 123.456)]
+    lists = tool_use._lists(pool, "sort", random.Random(0))
+    assert not isinstance(lists, str) and len(lists) >= 6
+    assert not any(0.3 in xs and 1.3 in xs for xs in lists)
+    assert any(0.3 in xs for xs in lists)  # the first of the two stays
+    assert any(124.456 in xs and 123.456 in xs for xs in lists)  # a true tie is a test of the stable order
