@@ -248,3 +248,18 @@ def test_tool_use_sorts_no_values_a_rounding_error_apart() -> None:
     assert not any(0.3 in xs and 1.3 in xs for xs in lists)
     assert any(0.3 in xs for xs in lists)  # the first of the two stays
     assert any(124.456 in xs and 123.456 in xs for xs in lists)  # a true tie is a test of the stable order
+
+
+def test_a_helper_docstring_asking_to_be_written_is_refused(engine: Engine) -> None:
+    """HumanEval/46's description, as the prompt surgery reads it, is its first line; "Please write a
+    function to efficiently compute the n-th element" comes after the sequence's definition, and a
+    reviewed HumanEval+ tool_use variant showed it in its helper."""
+    from benchmorph.morph.transforms.evolve import tool_use
+    from benchmorph.morph.transforms.evolve.evolve import _variant
+
+    plus = load_benchmark("humaneval+", HUMANEVAL_PLUS).by_id()["HumanEval/46"]
+    parent = engine.prepare([plus]).problems[0]
+    assert "Please write a function" in tool_use._docstring(parent.prompt, parent.entry_point)
+    outcome = tool_use.lift(parent, engine, 0, _variant)
+    assert isinstance(outcome, tuple) and outcome[0] == "leftover-imperative", outcome
+    assert "Please write" in outcome[1]

@@ -267,6 +267,12 @@ def lift(parent: Problem, engine: Engine, seed: int, make: VariantMaker) -> Draf
     if isinstance(head, str):
         return "leftover-imperative", head
     helper_prompt, helper_text = head
+    docstring = _docstring(helper_prompt, parent.entry_point)
+    if asks_to_write(docstring) is not None:  # outside the description, where no rewrite reaches
+        return (
+            "leftover-imperative",
+            f"the helper's docstring asks the reader to write it: '{asks_to_write(docstring)}'",
+        )
     helper_code = helper_prompt + parent.reference[len(parent.prompt) :]
     pool = _item_pool(parent)
     if len(pool) < 4:
@@ -320,9 +326,25 @@ def lift(parent: Problem, engine: Engine, seed: int, make: VariantMaker) -> Draf
         baselines["no item"] = f"def {name}(items):\n    return []\n"
     else:
         baselines["the items in their natural order"] = f"def {name}(items):\n    return sorted(items)\n"
-    steps = Steps(quoted=(helper_text,), role="helper")
+    steps = Steps(quoted=(docstring or helper_text,), role="helper")
     return Draft(variant=variant, parent=parent, outputs="any", twin=False, suite="own", steps=steps,
                  baselines=baselines)  # fmt: skip
+
+
+def _docstring(prompt: str, name: str) -> str:
+    """The whole docstring of ``name`` in ``prompt`` ("" where there is none).
+
+    The description a prompt's surgery reads can stop before the text that
+    asks the reader to write something: HumanEval/46's is its first line,
+    and "Please write a function to efficiently compute the n-th element"
+    comes after the sequence's definition.  A helper is shown whole, so the
+    whole docstring is what must not ask.
+    """
+    tree = rules.parse_code(prompt)
+    node = next(
+        (n for n in (tree.body if tree else []) if isinstance(n, ast.FunctionDef) and n.name == name), None
+    )
+    return (ast.get_docstring(node) or "") if node is not None else ""
 
 
 def _annotation(parent: Problem) -> str | None:
