@@ -95,6 +95,9 @@ class ReadingWords:
 
 _LETTERS = r"\bvowels?\b|\bconsonants?\b"
 _Y = r"(?:^|[\s'\"`(])y(?:$|[\s'\"`),.;:])"
+# "the vowels (a, e, i, o, u)", "'a', 'e', 'i', 'o', 'u'", "in 'aeiou'": a listed set of vowels without y
+# says y is not one.
+_VOWELS_LISTED = r"\ba\W{1,5}e\W{1,5}i\W{1,5}o\W{1,5}u\b(?!\W{1,5}y\b)|\baeiou\b"
 _SUPERLATIVE = (
     r"\b(?:\w{3,}est|max\w*|min\w*|most|least|best|worst|highest|lowest|biggest|largest|smallest)\b"
 )
@@ -103,7 +106,9 @@ _TYPES = r"\bheterogeneous\b|\bmixed\b|\btypes?\b"
 
 WORDS: dict[str, ReadingWords] = {
     "letters-add-y": ReadingWords(
-        _LETTERS, _Y, clarify={"vowel": " (y is not a vowel)", "consonant": " (y counts as a consonant)"}
+        _LETTERS,
+        _Y + "|" + _VOWELS_LISTED,
+        clarify={"vowel": " (y is not a vowel)", "consonant": " (y counts as a consonant)"},
     ),
     "letters-drop-y": ReadingWords(
         _LETTERS, _Y, clarify={"vowel": " (y counts as a vowel)", "consonant": " (y is not a consonant)"}
