@@ -122,3 +122,17 @@ def test_the_quality_check_holds_only_an_ambiguity_the_variant_brings(engine: En
     held = alternative_readings(item)
     assert held is not None and held.severity == "review" and "y counts as a vowel" in held.reason
     assert alternative_readings(CheckInput(variant=inherited, parent=said)) is None  # no sandbox, no probe
+
+
+def test_a_listed_set_of_vowels_settles_whether_y_is_one(engine: Engine) -> None:
+    """ "the vowels (a, e, i, o, u)" says y is not one: no finding (the scripted LLM subtle variant of
+    tests/morph/evolve was held for review by this reading although its description listed them)."""
+    tests = [["apple"], ["sky"], ["Yellow"]]
+    listed = function("count_vowels", "s", "Count the vowels (a, e, i, o, u) of s.", COUNT, tests)
+    assert keys(engine, listed) == []
+    quoted = function(
+        "count_vowels", "s", "Count the letters of s that are vowels: 'a', 'e', 'i', 'o', 'u'.", COUNT, tests
+    )
+    assert keys(engine, quoted) == []
+    unsaid = function("count_vowels", "s", "Count the vowels of s.", COUNT, tests)
+    assert keys(engine, unsaid) == ["alternative-readings:letters-add-y"]

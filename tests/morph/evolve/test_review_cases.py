@@ -203,3 +203,63 @@ def test_booleans_a_step_never_mentions_are_not_tested() -> None:
     assert combine._bool_inside([[True, 0, -10, "test"]]) and not combine._bool_inside([[1, 2], 3])
     text = rules.description(load_benchmark("humaneval").by_id()["HumanEval/22"]) or ""
     assert not combine._BOOLEANS.search(text)
+
+
+def test_a_step_states_the_example_that_decides_a_tie(engine: Engine) -> None:
+    """HumanEval/62 + 90: the derivative of [3, 2, 1] is [2, 2], and "the 2nd smallest element" says
+    nothing of ties; only next_smallest's fourth example ([1, 1] gives None) does, so the step states it."""
+    humaneval = load_benchmark("humaneval").by_id()
+    g = engine.prepare([humaneval["HumanEval/90"]]).problems[0]
+    shown = combine.parent_examples(g, engine)
+    assert ([[1, 1]], None) in shown and ([[1, 2, 3, 4, 5]], 2) in shown
+    built = rules.combine(humaneval["HumanEval/62"], g, "lst", [], [], shown)
+    assert not isinstance(built, str)
+    assert "and for [1, 1] it gives None" in " ".join(built.prompt.split())
+
+
+def test_tool_use_items_are_the_parents_own_inputs(engine: Engine) -> None:
+    """HumanEval/94 sorted by "the sum of the digits of the largest prime": a generated [0, 81, 12, 0, 1,
+    21] holds no prime, the docstring says nothing of that case and the reference answers 1 (it counts 1
+    as a prime).  Lists are made of the parent's own inputs only."""
+    from benchmorph.morph.transforms.evolve import tool_use
+    from benchmorph.morph.transforms.evolve.evolve import _variant
+
+    parent = engine.prepare([load_benchmark("humaneval").by_id()["HumanEval/94"]]).problems[0]
+    own = {combine.value_key(t.input[0]) for t in parent.tests}
+    assert {combine.value_key(x) for x, _ in tool_use._item_pool(parent)} <= own
+    draft = tool_use.lift(parent, engine, 0, _variant)
+    assert not isinstance(draft, tuple), draft
+    items = [x for test in draft.variant.tests for x in test.input[0]]
+    assert items and all(combine.value_key(x) in own for x in items)
+    assert combine.value_key([0, 81, 12, 0, 1, 21]) not in {combine.value_key(x) for x in items}
+
+
+def test_tool_use_sorts_no_values_a_rounding_error_apart() -> None:
+    """truncate_number(0.3) is 0.3 and truncate_number(1.3) is 0.30000000000000004: no list sorts both,
+    since how the float is computed, not the description, would decide their order (equal values, as
+    truncate_number(124.456) and truncate_number(123.456) are, tie and keep their order)."""
+    import random
+
+    from benchmorph.morph.transforms.evolve import tool_use
+
+    pool = [(x, x % 1.0) for x in (0.3, 3.5, 1.3, 1.25, 2.75, 0.125, 7.0, 124.456, 123.456)]
+    lists = tool_use._lists(pool, "sort", random.Random(0))
+    assert not isinstance(lists, str) and len(lists) >= 6
+    assert not any(0.3 in xs and 1.3 in xs for xs in lists)
+    assert any(0.3 in xs for xs in lists)  # the first of the two stays
+    assert any(124.456 in xs and 123.456 in xs for xs in lists)  # a true tie is a test of the stable order
+
+
+def test_a_helper_docstring_asking_to_be_written_is_refused(engine: Engine) -> None:
+    """HumanEval/46's description, as the prompt surgery reads it, is its first line; "Please write a
+    function to efficiently compute the n-th element" comes after the sequence's definition, and a
+    reviewed HumanEval+ tool_use variant showed it in its helper."""
+    from benchmorph.morph.transforms.evolve import tool_use
+    from benchmorph.morph.transforms.evolve.evolve import _variant
+
+    plus = load_benchmark("humaneval+", HUMANEVAL_PLUS).by_id()["HumanEval/46"]
+    parent = engine.prepare([plus]).problems[0]
+    assert "Please write a function" in tool_use._docstring(parent.prompt, parent.entry_point)
+    outcome = tool_use.lift(parent, engine, 0, _variant)
+    assert isinstance(outcome, tuple) and outcome[0] == "leftover-imperative", outcome
+    assert "Please write" in outcome[1]

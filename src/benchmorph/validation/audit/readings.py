@@ -94,12 +94,10 @@ class ReadingWords:
 
 
 _LETTERS = r"\bvowels?\b|\bconsonants?\b"
-# The words settle whether y is a vowel when they name y, or list the vowels ("(a, e, i, o, u)",
-# "'aeiou'"): a list without y says y is not one.
-_Y = (
-    r"(?:^|[\s'\"`(])y(?:$|[\s'\"`),.;:])"
-    r"|\ba\W{1,4}e\W{1,4}i\W{1,4}o\W{1,6}(?:and\W+|or\W+)?u\b|\baeiou\b"
-)
+_Y = r"(?:^|[\s'\"`(])y(?:$|[\s'\"`),.;:])"
+# "the vowels (a, e, i, o, u)", "'a', 'e', 'i', 'o', 'u'", "in 'aeiou'": a listed set of vowels without y
+# says y is not one.
+_VOWELS_LISTED = r"\ba\W{1,5}e\W{1,5}i\W{1,5}o\W{1,5}(?:(?:and|or)\W+)?u\b(?!\W{1,5}y\b)|\baeiou\b"
 _SUPERLATIVE = (
     r"\b(?:\w{3,}est|max\w*|min\w*|most|least|best|worst|highest|lowest|biggest|largest|smallest)\b"
 )
@@ -108,7 +106,9 @@ _TYPES = r"\bheterogeneous\b|\bmixed\b|\btypes?\b"
 
 WORDS: dict[str, ReadingWords] = {
     "letters-add-y": ReadingWords(
-        _LETTERS, _Y, clarify={"vowel": " (y is not a vowel)", "consonant": " (y counts as a consonant)"}
+        _LETTERS,
+        _Y + "|" + _VOWELS_LISTED,
+        clarify={"vowel": " (y is not a vowel)", "consonant": " (y counts as a consonant)"},
     ),
     "letters-drop-y": ReadingWords(
         _LETTERS, _Y, clarify={"vowel": " (y counts as a vowel)", "consonant": " (y is not a consonant)"}

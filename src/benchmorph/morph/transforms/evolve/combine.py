@@ -305,13 +305,20 @@ class Pairing:
         return self.generated[f.id]
 
 
-SHOWN = 2  # a parent's examples stated in its step
+SHOWN = 4  # a parent's examples stated in its step, at most
 SHOWN_CHARS = 60  # an example longer than this as text is not stated
 
 
 def parent_examples(p: Problem, engine: Engine) -> list[tuple[Any, Any]]:
     """Up to SHOWN of the parent's own docstring examples, short ones, with its reference's outputs
-    (its first tests where its docstring shows none that can be read)."""
+    (its first tests where its docstring shows none that can be read), in the docstring's order.
+
+    A parent's examples decide what its words leave open, and a step that
+    drops one can lose a rule: HumanEval/90's "the 2nd smallest element"
+    says nothing of ties, and only its fourth example (``[1, 1]`` gives None)
+    does, which a composition feeding it ``[2, 2]`` needs.  So up to four are
+    stated, one of each output first where there are more.
+    """
     scanned = [list(example.args) for example in scan_problem(p).examples]
     if scanned:
         runs = engine.run_inputs(p, scanned)
@@ -319,7 +326,14 @@ def parent_examples(p: Problem, engine: Engine) -> list[tuple[Any, Any]]:
     else:
         found = [(t.input, t.expected) for t in p.tests if t.has_expected]
     short = [(a, o) for a, o in found if len(render_value(a)) + len(render_value(o)) <= SHOWN_CHARS]
-    return short[:SHOWN]
+    chosen: list[int] = []
+    outputs: set[str] = set()
+    for i, (_, out) in enumerate(short):  # one of each output first
+        if value_key(out) not in outputs and len(chosen) < SHOWN:
+            chosen.append(i)
+            outputs.add(value_key(out))
+    chosen += [i for i in range(len(short)) if i not in chosen][: SHOWN - len(chosen)]
+    return [short[i] for i in sorted(chosen)]
 
 
 def ranked_partners(

@@ -17,7 +17,8 @@ task extends it to a list of the parent's inputs:
 
 The helper does the part a model would otherwise have to write; what is
 left is new.  The tests are lists of the parent's own inputs (each valid for
-the helper by construction), so no two variants share them, and the
+the helper by construction, never generated ones: ``_item_pool``), so no
+two variants share them, and the
 parent's reference, the items unchanged or in their natural order, and
 (for filters) no items each fail at least two tests in three
 (``validation.checks.baselines``).
@@ -28,6 +29,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,7 +40,7 @@ from benchmorph.execution.engine import Engine
 from benchmorph.morph.common.docstrings import assemble, split_prompt
 from benchmorph.morph.finalize import Draft
 from benchmorph.morph.transforms.evolve import rules
-from benchmorph.morph.transforms.evolve.inputs import generated_pool, own_pool
+from benchmorph.morph.transforms.evolve.inputs import own_pool
 from benchmorph.morph.transforms.evolve.wording import as_step
 from benchmorph.testgen.types import FLOAT, INT, STR, ListT, Prim, TypeExpr, infer_signature, infer_type
 from benchmorph.validation.checks.base import Steps, value_key
@@ -46,7 +48,7 @@ from benchmorph.validation.checks.steps import asks_to_write
 from benchmorph.validation.examples.scan import render_value
 
 TESTS = 12  # lists per variant
-POOL = 10  # distinct inputs of the parent wanted to make lists of
+NEAR = 1e-9  # float helper values this close but not equal are a rounding error apart
 MAX_ITEM_CHARS = 120  # an input longer than this as text makes no readable list item
 VariantMaker = Callable[..., Variant]
 
@@ -115,6 +117,26 @@ def _naturally_sorted_is_key_sorted(xs: list[Any], value_of: Callable[[Any], Any
         return False
 
 
+def _apart(items: list[Any], value_of: Callable[[Any], Any]) -> list[Any]:
+    """``items`` without those whose helper value is a float a rounding error away from another's.
+
+    ``124.456 % 1`` and ``123.456 % 1`` differ in the fourteenth digit: sorted
+    by them, the order is decided by how the float was computed, not by the
+    description, and "equal values keep their order" no longer says which.
+    """
+    kept: list[Any] = []
+    for x in items:
+        v = value_of(x)
+        near = any(
+            isinstance(v, float) and isinstance(value_of(k), float | int) and v != value_of(k)
+            and math.isclose(v, value_of(k), rel_tol=NEAR, abs_tol=NEAR)
+            for k in kept
+        )  # fmt: skip
+        if not near:
+            kept.append(x)
+    return kept
+
+
 def _lists(pool: list[tuple[Any, Any]], mode: str, rng: random.Random) -> list[list[Any]] | str:
     """TESTS distinct lists of the pool's items that tell a solution from a program ignoring the helper.
 
@@ -141,6 +163,7 @@ def _lists(pool: list[tuple[Any, Any]], mode: str, rng: random.Random) -> list[l
         def telling(xs: list[Any]) -> bool:
             return len({value_of(x) for x in xs}) == 2
     else:
+        items = _apart(items, value_of)
         by_value: dict[str, list[Any]] = {}
         for x in items:
             by_value.setdefault(repr(value_of(x)), []).append(x)
@@ -170,22 +193,24 @@ def _lists(pool: list[tuple[Any, Any]], mode: str, rng: random.Random) -> list[l
     return lists
 
 
-def _item_pool(parent: Problem, engine: Engine, seed: int) -> list[tuple[Any, Any]]:
-    """Distinct short inputs of the parent with its outputs: its own that honour the bounds it states,
-    topped up by generated ones (inside what it states and its tests show, ``inputs.generated_pool``)
-    when it has fewer than POOL."""
-    shape = rules.shape(parent)
-    own = own_pool(parent, shape)  # the parent's own inputs that honour the bounds it states
+def _item_pool(parent: Problem) -> list[tuple[Any, Any]]:
+    """Distinct short inputs of the parent with its outputs: its own that honour the bounds it states.
+
+    Only its own: a generated input honours what the description states and
+    the tests show, but not what it leaves implicit, and the helper's value
+    on it is one no test of the parent ever decided.  A reviewed set sorted
+    HumanEval/94's lists by "the sum of the digits of the largest prime",
+    with a generated ``[0, 81, 12, 0, 1, 21]`` that holds no prime (the
+    reference counts 1 as one and returns 1): its docstring does not say what
+    the helper gives there, so a solution that reads it instead of calling it
+    is judged on an answer the text never asked for.
+    """
+    own = own_pool(parent, rules.shape(parent))
     found = {
         value_key(args[0]): (args[0], out)
         for args, out in zip(own.inputs, own.outputs, strict=True)
         if _size(args[0]) <= MAX_ITEM_CHARS
     }
-    if len(found) < POOL:
-        extra = generated_pool(parent, shape, engine, seed, POOL)
-        for args, out in zip(extra.inputs, extra.outputs, strict=True):
-            if _size(args[0]) <= MAX_ITEM_CHARS:
-                found.setdefault(value_key(args[0]), (args[0], out))
     return list(found.values())
 
 
@@ -242,8 +267,14 @@ def lift(parent: Problem, engine: Engine, seed: int, make: VariantMaker) -> Draf
     if isinstance(head, str):
         return "leftover-imperative", head
     helper_prompt, helper_text = head
+    docstring = _docstring(helper_prompt, parent.entry_point)
+    if asks_to_write(docstring) is not None:  # outside the description, where no rewrite reaches
+        return (
+            "leftover-imperative",
+            f"the helper's docstring asks the reader to write it: '{asks_to_write(docstring)}'",
+        )
     helper_code = helper_prompt + parent.reference[len(parent.prompt) :]
-    pool = _item_pool(parent, engine, seed)
+    pool = _item_pool(parent)
     if len(pool) < 4:
         return "thin-suite", f"only {len(pool)} distinct short inputs of the parent to make lists of"
     if _mutates(parent, [x for x, _ in pool], engine):
@@ -295,9 +326,25 @@ def lift(parent: Problem, engine: Engine, seed: int, make: VariantMaker) -> Draf
         baselines["no item"] = f"def {name}(items):\n    return []\n"
     else:
         baselines["the items in their natural order"] = f"def {name}(items):\n    return sorted(items)\n"
-    steps = Steps(quoted=(helper_text,), role="helper")
+    steps = Steps(quoted=(docstring or helper_text,), role="helper")
     return Draft(variant=variant, parent=parent, outputs="any", twin=False, suite="own", steps=steps,
                  baselines=baselines)  # fmt: skip
+
+
+def _docstring(prompt: str, name: str) -> str:
+    """The whole docstring of ``name`` in ``prompt`` ("" where there is none).
+
+    The description a prompt's surgery reads can stop before the text that
+    asks the reader to write something: HumanEval/46's is its first line,
+    and "Please write a function to efficiently compute the n-th element"
+    comes after the sequence's definition.  A helper is shown whole, so the
+    whole docstring is what must not ask.
+    """
+    tree = rules.parse_code(prompt)
+    node = next(
+        (n for n in (tree.body if tree else []) if isinstance(n, ast.FunctionDef) and n.name == name), None
+    )
+    return (ast.get_docstring(node) or "") if node is not None else ""
 
 
 def _annotation(parent: Problem) -> str | None:
