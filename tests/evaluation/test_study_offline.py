@@ -25,7 +25,10 @@ from cli_runner import run_cli
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
-TASKS = "HumanEval/9,HumanEval/30,HumanEval/35,HumanEval/42"
+# Chosen so every offline family has variants under today's gates (measured 2026-12-02): mined
+# counterfactuals of 9, 30 and 66; two retellings each of 31, 48 and 66; combine over 9, 30 and 42 and
+# tool_use of 31, 48 and 66.
+TASKS = "HumanEval/9,HumanEval/30,HumanEval/42,HumanEval/31,HumanEval/48,HumanEval/66"
 MODEL = "local?threads=1"  # one thread: the machine is shared with the sandbox workers (README: models)
 ARGS = [
     "study", "humaneval", "--model", MODEL, "--tasks", TASKS, "--variants", "2", "--min-problems", "2",
@@ -79,8 +82,8 @@ def test_every_offline_family_is_built_and_run_by_every_model(study: Study) -> N
         "mine": False,
     }
     sizes = {s["name"]: s["variants"] for s in data["sets"]}
-    assert sizes["mine"] == 3 and sizes["metamorphic"] == 8 and sizes["evolve"] >= 4
-    assert data["augmented_tests"]["problems"] == 4
+    assert sizes["mine"] == 3 and sizes["metamorphic"] == 6 and sizes["evolve"] >= 6
+    assert data["augmented_tests"]["problems"] == 6
     labels = [MODEL, "reference", "original", "memorizer?originals=humaneval"]
     assert data["models"] == [MODEL] and list(data["baselines"]) == labels[1:]
     runs = {(run["set"], run["model"]) for run in data["runs"]}
