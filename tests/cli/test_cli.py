@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmorph.data.formats.humaneval import humaneval_problem_records
+from benchmorph.evaluation.study.demo import DEMO_TASKS
 from benchmorph.testgen.mutants import mutants
 from cli_runner import run_cli
 from conftest import DemoRun
@@ -54,7 +55,7 @@ def test_demo_sandbox_tour_then_a_study_of_every_offline_family(demo_run: DemoRu
         "evolve": False,
     }
     assert all(s["variants"] >= 5 for s in study["sets"]), study["sets"]
-    assert study["benchmark"]["problems"] == 11
+    assert study["benchmark"]["problems"] == len(DEMO_TASKS)
     assert study["models"] == DEMO_LABELS[:1] and list(study["baselines"]) == DEMO_LABELS[1:]
     runs = {(run["set"], run["model"]): run for run in study["runs"]}
     assert set(runs) == {(s, m) for s in ("originals", "mine", "metamorphic", "evolve") for m in DEMO_LABELS}
