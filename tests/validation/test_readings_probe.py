@@ -70,9 +70,6 @@ def test_a_reading_the_words_leave_open_and_the_tests_decide_is_found(engine: En
     assert "Count the vowels (y is not a vowel) of s." in fixed.prompt and keys(engine, fixed) == []
     said = function("count_vowels", "s", "Count the vowels of s ('y' is not one).", COUNT, tests)
     assert keys(engine, said) == []
-    # Listing the vowels settles it too: a list without y says y is not one.
-    for listed in ("Count the vowels (a, e, i, o, u) of s.", "Count the vowels of s: a, e, i, o and u."):
-        assert keys(engine, function("count_vowels", "s", listed, COUNT, tests)) == [], listed
 
 
 def test_a_worked_example_settles_a_reading_both_sides_of_which_are_natural(engine: Engine) -> None:
@@ -134,5 +131,7 @@ def test_a_listed_set_of_vowels_settles_whether_y_is_one(engine: Engine) -> None
         "count_vowels", "s", "Count the letters of s that are vowels: 'a', 'e', 'i', 'o', 'u'.", COUNT, tests
     )
     assert keys(engine, quoted) == []
+    spelled = function("count_vowels", "s", "Count the vowels of s: a, e, i, o and u.", COUNT, tests)
+    assert keys(engine, spelled) == []
     unsaid = function("count_vowels", "s", "Count the vowels of s.", COUNT, tests)
     assert keys(engine, unsaid) == ["alternative-readings:letters-add-y"]
