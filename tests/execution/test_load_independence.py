@@ -31,6 +31,7 @@ from benchmorph.evaluation.peers import reference_and_mutants
 from benchmorph.execution import Engine, Job
 from benchmorph.execution.sandbox import bwrap_problem
 from paths import HUMANEVAL_PLUS_INPUTS, MBPP_PLUS
+from time_limits import unexplained_differences
 
 pytestmark = [
     pytest.mark.slow,
@@ -141,8 +142,11 @@ def test_a_mixed_set_gets_identical_verdicts_quiet_and_oversubscribed(
         loaded_reruns = engine.reruns
     statuses = {status for status, _ in quiet.values()}
     assert {"pass", "fail"} <= statuses  # references pass and mutants fail: not two empty sets
-    differing = {key: (quiet[key], loaded[key]) for key in quiet if quiet[key] != loaded[key]}
-    assert differing == {}, (differing, quiet_reruns, loaded_reruns)
+    # Only a sample whose CPU time sits at its limit may move (a busy hyperthread sibling costs a CPU
+    # second a few tenths more work): HumanEval/75's tenth mutant, 0.97 CPU s against 1.0.
+    codes = {(job.task_id, job.index): job.code for job in jobs}
+    unexplained = unexplained_differences(quiet, loaded, prepared, codes)
+    assert unexplained == [], (unexplained, quiet_reruns, loaded_reruns)
 
 
 WORK = "def f(n):\n    return sum(i * i for i in range(n))\n"

@@ -25,9 +25,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmorph.data import load_benchmark
 from benchmorph.data.formats.humaneval import humaneval_problem_records
 from benchmorph.evaluation.peers import reference_and_mutants
 from cli_runner import run_cli
+from time_limits import unexplained_differences
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'benchmorph[ray]')")
 
@@ -175,47 +177,14 @@ def test_ray_backend_gives_the_local_verdicts(
     assert {"pass", "fail"} <= statuses
 
 
-# A sample whose CPU time on a test lies this close to the test's limit may time out on one run and not
-# on the next: CPU seconds do not move with load, but they do move by a few tenths between a core of its
-# own and a core whose hyperthread sibling is busy (HumanEval/75's tenth mutant takes 0.97 CPU s on its
-# first test, whose limit is 1.0).  No engine or backend can decide such a sample the same way twice.
-AT_THE_LIMIT = (0.6, 1.6)
-
-
-def _at_the_limit(task_id: str, index: int, samples: Path) -> bool:
-    """Whether one of the sample's tests takes, measured under a generous limit, a CPU time within
-    ``AT_THE_LIMIT`` of that test's limit (the default ``max(1 s, 4 x the reference's time)``)."""
-    from benchmorph.data.registry import load_benchmark
-    from benchmorph.execution.engine import Engine
-    from benchmorph.execution.limits import Limits
-
-    rows = [json.loads(line) for line in samples.read_text().splitlines()]
-    code = [row["solution"] for row in rows if row["task_id"] == task_id][index]
-    problem = next(p for p in load_benchmark("humaneval").problems if p.id == task_id)
-    inputs = [test.input for test in problem.tests]
-    with Engine(workers=1) as engine:
-        sample = engine.run_inputs(problem, inputs, code=code, limits=Limits(min_time_limit=10.0))
-        reference = engine.run_inputs(problem, inputs)
-    low, high = AT_THE_LIMIT
-    for run, ref in zip(sample, reference, strict=True):
-        if run.time is None or ref.time is None:
-            continue
-        if low <= run.time / Limits().test_time_limit(ref.time) <= high:
-            return True
-    return False
-
-
 def _assert_same_verdicts(local: dict, other: dict, samples: Path) -> None:
-    """Every sample has the local verdict, except a timeout on one side of a sample that runs at the
-    time limit (at most a handful of the 1,640)."""
-    differing = sorted(key for key in local if other.get(key) != local[key])
-    unexplained = [
-        (key, local[key], other.get(key))
-        for key in differing
-        if "timeout" not in (local[key][0], (other.get(key) or ("",))[0]) or not _at_the_limit(*key, samples)
-    ]
-    assert unexplained == [], unexplained[:5]
-    assert len(differing) <= 3, differing
+    """Every sample has the local verdict, except a timeout of a sample that runs at the time limit."""
+    rows = [json.loads(line) for line in samples.read_text().splitlines()]
+    codes: dict[tuple[str, int], str] = {}
+    for row in rows:
+        codes[(row["task_id"], sum(key[0] == row["task_id"] for key in codes))] = row["solution"]
+    problems = {p.id: p for p in load_benchmark("humaneval").problems}
+    assert unexplained_differences(local, other, problems, codes) == []
 
 
 def _checkpointed(path: Path) -> int:
