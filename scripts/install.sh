@@ -33,12 +33,26 @@ export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 LLAMA_CPU="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DMTMD_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF $LLAMA_CPU}"
 # Built from source, never from pip's wheel cache: a wheel cached by an earlier native build would bring
-# the crash back. An existing native (AMX) build in .venv is rebuilt the same way.
-LLAMA_REQ="llama-cpp-python[server]>=0.3.2"
+# the crash back. The wheel this script builds is kept in a folder named by its build flags
+# (BENCHMORPH_WHEELS, default ~/.cache/benchmorph/wheels), so a second checkout or a reinstall takes
+# seconds, not minutes; only this script writes there. An existing native (AMX) build in .venv is
+# replaced the same way.
+LLAMA_REQ="llama-cpp-python>=0.3.2"
+WHEELS="${BENCHMORPH_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/benchmorph/wheels}/llama-$(printf '%s' "$CMAKE_ARGS" | sha256sum | cut -c1-12)"
+llama_wheel() {  # sets LLAMA_WHEEL to this build's wheel, building it the first time
+    LLAMA_WHEEL=$(ls "$WHEELS"/llama_cpp_python-*.whl 2>/dev/null | head -n 1 || true)
+    if [ -z "$LLAMA_WHEEL" ]; then
+        mkdir -p "$WHEELS"
+        .venv/bin/python -m pip wheel -q --disable-pip-version-check --no-cache-dir --no-deps -w "$WHEELS" "$LLAMA_REQ"
+        LLAMA_WHEEL=$(ls "$WHEELS"/llama_cpp_python-*.whl | head -n 1)
+    fi
+}
 if ! .venv/bin/python -c 'import llama_cpp' 2>/dev/null; then
-    .venv/bin/python -m pip install -q --disable-pip-version-check --no-cache-dir "$LLAMA_REQ"
+    llama_wheel
+    .venv/bin/python -m pip install -q --disable-pip-version-check "$LLAMA_WHEEL[server]"
 elif .venv/bin/python -c 'import llama_cpp, sys; sys.exit("AMX" not in llama_cpp.llama_print_system_info().decode())' 2>/dev/null; then
-    .venv/bin/python -m pip install -q --disable-pip-version-check --no-cache-dir --force-reinstall --no-deps "$LLAMA_REQ"
+    llama_wheel
+    .venv/bin/python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$LLAMA_WHEEL"
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,local,instruct,ray]"
 # The torch extra (the trained memoriser's smoke test), pinned to the CPU build this project's machines

@@ -44,7 +44,7 @@ def unexplained_differences(
     most: int = 3,
 ) -> list[tuple]:
     """The samples whose two verdicts (status first) differ other than by a timeout of a sample at the
-    limit; also fails when more than ``most`` differ at all (a handful of 1,640 sit at a limit)."""
+    limit; also fails when more than ``most`` differ at all (a handful of a thousand sit at a limit)."""
     differing = sorted(key for key in first if second.get(key) != first[key])
     assert len(differing) <= most, [(key, first[key], second.get(key)) for key in differing]
     return [
