@@ -24,7 +24,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from benchmorph.morph.transforms.metamorphic.lexicon import base_form, paraphrase, pick, third_person
+from benchmorph.morph.transforms.metamorphic.lexicon import (
+    BASE_TO_THIRD,
+    base_form,
+    paraphrase,
+    pick,
+    third_person,
+)
+from benchmorph.morph.transforms.metamorphic.restate import invert, restate
 
 PLACEHOLDER = re.compile(r"§(\d+)§")
 
@@ -172,7 +179,8 @@ SHAPES: tuple[Shape, ...] = (
         _p(rf"^(?:{_FUNC}\s+(?:should\s+)?returns?|returns?)\s+{_TF}\s+(?P<conj>if|when|whenever)\s+(?P<c>.+?)"
            rf"(?:,?\s+(?:and|or)\s+(?:returns?\s+)?(?P<f>true|false)(?P<ow>{_OTHERWISE})?)?\.?$"),
         ("If {c}, return {t}{F_SEMI}.", "The answer is {t} when {c}{F_AND}.", "Give back {t} whenever {c}{F_AND}.",
-         "When {c}, the result is {t}{F_IT}.", "{T} is the result if {c}{F_AND}."),
+         "When {c}, the result is {t}{F_IT}.", "{T} is the result if {c}{F_AND}.", "Say whether {c}{F_SO}.",
+         "{Q}? If so, return {t}{F_SEMI}."),
     ),
     Shape(
         "if-return",
@@ -267,7 +275,7 @@ SHAPES: tuple[Shape, ...] = (
         "check",
         _p(r"^(?:check|checks|test|determine|evaluate|find)\s+(?:if|whether)\s+(?P<c>.+?)(?:\s+or\s+not)?\.?$"),
         ("Determine whether {c}.", "Decide if {c}.", "Work out whether {c}.", "Report whether {c}.",
-         "Find out whether {c}."),
+         "Find out whether {c}.", "{Q}? The function decides.", "Answer one question: {q}?"),
     ),
     Shape(
         "assume",
@@ -310,7 +318,8 @@ SHAPES: tuple[Shape, ...] = (
         "filter-ones",
         _p(r"^filter\s+(?P<x>.+?)\s+only\s+for\s+(?:ones|those|the\s+ones)\s+that\s+(?P<c>.+?)\.?$"),
         ("Keep only the members of {x} that {c}.", "From {x}, select only the ones that {c}.",
-         "Return only those entries of {x} that {c}."),
+         "Return only those entries of {x} that {c}.", "Which entries of {x} {c}? Return only those.",
+         "Of everything in {x}, only what {c3} belongs in the result."),
     ),
     Shape(
         "filter-for",
@@ -388,6 +397,7 @@ class Retold:
     text: str
     status: str  # restructured | reworded | kept
     shape: str | None = None
+    restated: tuple[str, ...] = ()  # the restatements (``restate``) applied inside its clauses
 
 
 def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), position: int = 0) -> Retold:
@@ -405,6 +415,10 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         templates = list(shape.templates)
         if shape.movers and not may_move(groups, names, masked.show):
             templates = [t for t in templates if t not in shape.movers]
+        if invert(groups.get("c", "")) is None:
+            templates = [t for t in templates if "{Q}" not in t and "{q}" not in t]
+        if "c" not in groups or not _plural_verb(groups.get("c", "")):
+            templates = [t for t in templates if "{c3}" not in t and "Which entries" not in t]
         # A template that opens with the parent's own first word says the sentence the same way.
         opening = sentence.split()[0].lower() if sentence.split() else ""
         fresh = [t for t in templates if t.split()[0].strip("{}").lower() != opening]
@@ -414,9 +428,13 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         # ``position``: the sentence's place in the description, so that two sentences of one shape in a
         # row are not told with the same template ("The job is to ... The job is to ...").
         template = pick(templates, choice + position, salt + shape.name)
-        text = _render(template, groups, choice, salt)
-        return Retold(_finish(text), "restructured", shape.name)
+        applied: list[str] = []
+        text = _render(template, groups, choice, salt, masked.show, applied)
+        return Retold(_finish(text), "restructured", shape.name, tuple(applied))
+    inner = restate(sentence, choice, masked.show)
+    sentence = inner.text
     reworded, changed = paraphrase(sentence, choice, salt)
+    changed += len(inner.applied)
     reduced = reduce_clauses(reworded)
     changed += int(reduced != reworded)
     reworded = reduced
@@ -424,10 +442,37 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         swapped = possessive(reworded)
         changed += int(swapped != reworded)
         reworded = swapped
-    return Retold(_finish(reworded, capitalise=opened_upper), "reworded" if changed else "kept")
+    return Retold(
+        _finish(reworded, capitalise=opened_upper), "reworded" if changed else "kept", restated=inner.applied
+    )
 
 
-def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> str:
+def _plural_verb(clause: str) -> bool:
+    """Whether a relative clause opens with a base-form verb the vocabulary knows ("contain given
+    substring", "start with a prefix"): one a template can put after a plural or a singular subject."""
+    first = clause.split()[0].lower() if clause.split() else ""
+    return first in BASE_TO_THIRD or first in _RELATIVE_VERBS
+
+
+# Verbs a filter's relative clause opens with ("ones that contain ..."), base form -> third person.
+_RELATIVE_VERBS = {
+    "contain": "contains", "start": "starts", "begin": "begins", "end": "ends", "have": "has",
+    "include": "includes", "appear": "appears", "occur": "occurs", "hold": "holds",
+}  # fmt: skip
+
+
+# The slots whose phrase may be restated (``restate``): what the sentence asks, gives or states.
+_RESTATED_SLOTS = frozenset({"vp", "vp3", "y", "c", "x", "s"})
+
+
+def _render(
+    template: str,
+    groups: dict[str, str],
+    choice: int,
+    salt: str,
+    show: Callable[[str], str] = str,
+    applied: list[str] | None = None,
+) -> str:
     slots: dict[str, str] = {}
     for key, value in groups.items():
         if key in ("conj", "adj", "ow", "t", "f", "who"):
@@ -439,6 +484,11 @@ def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> st
         value = _verb_lower(_lower_first(value))
         if key == "vp" and groups.get("conj", "").lower() in ("that", "which"):
             value = base_form(value)  # before the vocabulary: its base-form words are then chosen
+        if key in _RESTATED_SLOTS:
+            inner = restate(value, choice, show)
+            value = inner.text
+            if applied is not None:
+                applied.extend(inner.applied)
         said, _ = paraphrase(value, choice, salt, sentence_start=False)
         said = reduce_clauses(said)
         slots[key] = possessive(said) if choice % 2 == 0 else said
@@ -461,6 +511,17 @@ def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> st
     slots["F_SEMI"] = f"; otherwise return {false}" if false else ""
     slots["F_AND"] = f", and {false} in all other cases" if false else ""
     slots["F_IT"] = f"; in all other cases it is {false}" if false else ""
+    if "c" in slots:
+        # A condition as the question it asks ("is the given number prime"), where ``invert`` can say it;
+        # and its verb in the singular, for a template that makes "what" its subject.
+        asked = invert(slots["c"])
+        slots["q"] = asked or ""
+        first, _, rest = slots["c"].partition(" ")
+        third = _RELATIVE_VERBS.get(first.lower()) or BASE_TO_THIRD.get(first.lower())
+        slots["c3"] = f"{third} {rest}".strip() if third else ""
+    # "Say whether C: True if so, False otherwise": the condition told as what the answer reports.
+    true = groups.get("t", "")
+    slots["F_SO"] = f": {true} if so, {false} otherwise" if false else f": {true} if so"
     for key in list(slots):
         slots[key[:1].upper() + key[1:]] = _cap(slots[key])
     slots["VP"] = _cap(slots.get("vp", ""))
@@ -494,9 +555,11 @@ def possessive(text: str) -> str:
     return _POSSESSIVE.sub(swap, text)
 
 
+# Only before a word that opens a phrase of its own ("at odd indices", "divisible by 3", "greater than k"): a
+# bare adjective would be left after its noun ("the digits that are odd" is not "the digits odd").
 _REDUCIBLE = re.compile(
     r"\b(?P<noun>[a-z]+s)\s+(?:that|which)\s+are\s+(?=(?:at|in|on|from|between|divisible|greater|less|larger|"
-    r"smaller|higher|lower|bigger|equal|odd|even|positive|negative|prime|present)\b)"
+    r"smaller|higher|lower|bigger|equal|present)\b)"
 )
 _ING = {"contain": "containing", "occur": "occurring", "appear": "appearing", "start": "starting",
         "end": "ending", "have": "having", "begin": "beginning", "hold": "holding", "include": "including"}  # fmt: skip
