@@ -31,7 +31,7 @@ from benchmorph.morph.transforms.metamorphic.lexicon import (
     pick,
     third_person,
 )
-from benchmorph.morph.transforms.metamorphic.restate import invert, restate
+from benchmorph.morph.transforms.metamorphic.restate import front_container, invert, restate
 
 PLACEHOLDER = re.compile(r"§(\d+)§")
 
@@ -405,6 +405,16 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
     sentence = _WRAPPED_REQUEST.sub("", _FRAME.sub("", masked.text.strip()))
     sentence = sentence[:1].upper() + sentence[1:] if masked.text.strip()[:1].isupper() else sentence
     opened_upper = sentence[:1].isupper()
+    if choice % 2 == 0:
+        # "Return maximum element in the list." -> "Go through the list and return maximum element.": an
+        # action on a container, told container first (every other sibling keeps the grammar's templates).
+        fronted = front_container(sentence, choice, masked.show)
+        if fronted is not None:
+            inner = restate(fronted, choice, masked.show)
+            said, _ = paraphrase(inner.text, choice, salt)
+            return Retold(
+                _finish(said), "restructured", "front-container", ("front-container", *inner.applied)
+            )
     for shape in SHAPES:
         match = shape.pattern.match(sentence)
         if match is None:

@@ -82,11 +82,22 @@ def _container(phrase: str, show: Callable[[str], str]) -> str | None:
     phrase = phrase.strip()
     if PLACE.fullmatch(phrase):
         # A woven input phrase ("a given list of readings `readings`", "the chat message `message`").
+        # It names one parameter (its name in backticks closes it); a list of them is one list.
         shown = show(phrase)
-        found = re.match(rf"^(?:a|an|the)\s+(?:[\w-]+\s+){{0,3}}?(?P<head>{CONTAINERS})\b", shown)
-        if found is None or "`" not in shown or found.group("head").endswith("s"):
+        found = re.fullmatch(r"(?:a|an|the)\s+(?P<words>(?:[\w-]+\s+){0,5}?[\w-]+)\s+`[^`]+`", shown)
+        if found is None:
             return None
-        return "singular"
+        head = found.group("words").split()
+        if "of" in head:
+            return (
+                "singular"
+                if head[0] in ("list", "sequence", "collection", "tuple", "set")
+                or (len(head) > 1 and head[1] in ("list", "sequence", "collection", "tuple", "set"))
+                else None
+            )
+        return None if head[-1].endswith("s") else "singular"
+    if re.search(r"\bnumber\s+of\b", phrase):
+        return None  # "a given number of lists" is a quantity, not a container
     found = re.fullmatch(
         rf"(?P<det>{_DET}|two|three)\s+(?P<mods>(?:{_WORD}\s+){{0,3}}?)"
         rf"(?P<head>{CONTAINERS})(?:\s+of\s+(?P<of>{_WORD}(?:\s+{_WORD})?))?",
@@ -177,7 +188,7 @@ def front_container(text: str, choice: int, show: Callable[[str], str]) -> str |
 
 _ADJECTIVES = (
     "odd|even|positive|negative|prime|non-empty|non-negative|non-zero|non-positive|uppercase|lowercase|"
-    "upper-case|lower-case|duplicate|unique|consecutive|composite|palindromic"
+    "upper-case|lower-case|unique|composite|palindromic"
 )
 _NOUNS = (
     "number|numbers|integer|integers|element|elements|value|values|item|items|entry|entries|word|words|"
@@ -185,7 +196,7 @@ _NOUNS = (
     "sublist|sublists|factor|factors|divisor|divisors|key|keys|pair|pairs|tuple|tuples|list|lists"
 )
 _ADJ_NOUN = re.compile(
-    rf"(?<![\w§'`-])(?P<adj>{_ADJECTIVES})\s+(?P<noun>{_NOUNS})(?P<after>\s*(?:[.,;!?]|$)|\s+(?:in|of|from|and|or|at)\b)"
+    rf"(?<![\w§'`-])(?P<adj>{_ADJECTIVES})\s+(?P<noun>{_NOUNS})(?P<after>\s*(?:[.,;!?]|$)|\s+(?:in|from|and|or)\b)"
 )
 
 
@@ -206,7 +217,7 @@ def adjective_relative(text: str, choice: int) -> str | None:
     )
     after = found.group("after")
     tail = text[found.end() :]
-    if after.strip() in ("in", "of", "from", "at"):
+    if after.strip() in ("in", "from"):
         # "odd numbers in the list": the clause goes after the place phrase, which must close the text.
         place = re.match(r"^\s+(?P<y>[^,;:()]+?)(?P<end>\s*[.!?]?)$", tail)
         if place is None or re.search(r"\b(?:that|which|who|and|or)\b", place.group("y")):
@@ -282,6 +293,8 @@ def invert(clause: str) -> str | None:
     subject, verb, rest = " ".join(tokens[:at]), tokens[at], " ".join(tokens[at + 1 :])
     if not subject or not _SUBJECT_START.match(subject) or not rest:
         return None
+    if " of " in f" {subject} " and len(rest.split()) <= 2:
+        return None  # "are the elements of a list unique": the possessive would take "list unique" as owner
     if re.search(r"\b(?:and|or|but|if|when|whether|that|which)\b|[,;:]", rest):
         return None  # a second clause: the question would ask only the first
     aux = _AUXILIARY[verb]
