@@ -15,6 +15,7 @@ from benchmorph.morph.transforms.metamorphic.grammar import Masked, mask, retell
 from benchmorph.morph.transforms.metamorphic.restate import invert, restate
 from benchmorph.morph.transforms.metamorphic.rules import prepare_seed, retell_problem
 from benchmorph.validation.concepts import concepts, numbers
+from paths import MBPP_PLUS as MBPP
 
 
 def _same_atoms(old: str, new: str) -> None:
@@ -184,3 +185,34 @@ def test_a_test_input_that_nearly_copies_a_parents_example_is_shown_last() -> No
     assert _near_copy([[5, 3, -5, 2, -3, 3, 9, 0, 124, 1, -10]], parent)  # HumanEval+'s near-copy
     assert not _near_copy([[7, 1, 4]], parent)
     assert not _near_copy([[1, 2, 3]], [_tokens([[1, 2]])])  # too short to be a copy of anything
+
+
+def test_a_sentence_told_only_in_a_new_frame_is_not_turned_round() -> None:
+    """The strict reviews failed "Output highest member in the list" (HumanEval/35) and "Multiply two
+    integer values" (Mbpp/127): the parent's phrase in its own order inside a new frame.  Such a sentence
+    is not ``turned``; one told container first, as a question, or with its condition moved is."""
+    frame_only = mask("Write a function to multiply two integers.")
+    assert not any(retell(frame_only, choice, "Mbpp/127").turned for choice in range(5))
+    assert not retell(mask("Return maximum element in the list."), 1, "HumanEval/35").turned
+    assert retell(mask("Return maximum element in the list."), 0, "HumanEval/35").turned
+    question = mask("Check if two words have the same characters.")
+    told = [retell(question, choice, "HumanEval/54") for choice in range(7)]
+    assert [t.turned for t in told].count(True) == 2  # the two question templates
+    moved = mask("Return True if a given number is prime, and False otherwise.")
+    turned = {
+        retell(moved, choice, "HumanEval/31").text: retell(moved, choice, "HumanEval/31").turned
+        for choice in range(7)
+    }
+    assert any(text.startswith("If ") and flag for text, flag in turned.items())  # the condition moved first
+    assert any(text.startswith("Give back ") and not flag for text, flag in turned.items())
+
+
+def test_a_retelling_with_no_sentence_turned_round_is_recorded_and_not_proposed(engine: Engine) -> None:
+    from benchmorph.morph.transforms.metamorphic.metamorphic import NOT_TURNED, TURNED, rules_drafts
+
+    mbpp = load_benchmark("mbpp+", MBPP).by_id()
+    parent = engine.prepare([mbpp["Mbpp/127"]]).problems[0]  # "Write a function to multiply two integers."
+    drafts, records, _ = rules_drafts([parent], 0, 2, retries=1)
+    assert not drafts
+    assert records and all(r.provenance["check"] == TURNED for r in records)
+    assert NOT_TURNED in records[-1].provenance["reason"]

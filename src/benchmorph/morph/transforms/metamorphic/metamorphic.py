@@ -56,6 +56,13 @@ from benchmorph.validation.diversity import (
 )
 
 AGENTS_MODULE = "benchmorph.morph.transforms.metamorphic.agents"
+# A rules retelling none of whose sentences was turned round (``grammar.Retold.turned``: every one told with
+# a new frame around its phrases in their own order, and synonyms) is not proposed: the strict reviews
+# failed such retellings as recognisable from the parent's wording, and they can slip under the residual
+# gates when the parent is short ("Return maximum element in the list." -> "Output highest member in the
+# list of altitude changes").  Recorded as a rejected candidate under this name.
+TURNED = "turned-round"
+NOT_TURNED = "no sentence is turned round: only a new frame and synonyms around the parent's phrases"
 
 
 def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
@@ -153,6 +160,9 @@ def rules_drafts(
                 problem = check_signature(parent, variant.prompt, variant.reference, variant.entry_point)
                 if problem is not None:
                     records.append(_attempt(variant, record_id, attempt, "signature", problem, last))
+                    continue
+                if not made.details.get("sentences", {}).get("turned", 1):
+                    records.append(_attempt(variant, record_id, attempt, TURNED, NOT_TURNED, last))
                     continue
                 draft = retelling_draft(variant, parent)
                 found, figures = screen(draft, kept)
