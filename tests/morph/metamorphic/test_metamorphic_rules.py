@@ -263,10 +263,10 @@ def test_morph_run_metamorphic_from_the_command_line(tmp_path: Path) -> None:
 
 
 def test_parent_defects_do_not_drop_a_seed(engine: Engine) -> None:
-    # Mbpp/101's parent finding (unexplained-parameter: `k` is the array's length in some tests) holds for
-    # every rewording: it is noted, and decides nothing.  (Mbpp/556 was the example until the description
-    # gate refused its retellings.)
-    chosen = select_problems(load_benchmark("mbpp+", MBPP).problems, tasks="Mbpp/101")
+    # Mbpp/597's parent finding (unexplained-parameter: a parameter its sentence does not explain) holds
+    # for every rewording: it is noted, and decides nothing.  (Mbpp/556, then Mbpp/101 were the example until
+    # the description gate, then the turned-round rule, refused their retellings.)
+    chosen = select_problems(load_benchmark("mbpp+", MBPP).problems, tasks="Mbpp/597")
     report = run_transform("metamorphic", chosen, MorphContext(engine=engine), {"variants": 2})
     assert report.variants
     for variant in report.variants:
