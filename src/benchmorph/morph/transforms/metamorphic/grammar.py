@@ -478,6 +478,10 @@ TURNING_SHAPES = frozenset(
     {"check-in-are", "filter-ones", "filter-for", "definition", "means-a", "means-the", "do-not",
      "takes-returns", "is-a-function-that", "takes-as-input"}
 )  # fmt: skip
+# Shapes that open with the input ("Given X, VP", "For X, VP"): moving the input after the rest leaves the
+# task's clause as the parent's (review24c: HumanEval/27 "Flip lower-case chars to upper-case and upper-case
+# to lower-case for a given listing description" failed as recognisable).
+INPUT_FIRST_SHAPES = frozenset({"given-verb", "for-given"})
 _SLOT = re.compile(r"\{([A-Za-z]+\d?)\}")
 _SAME_SLOT = {"vp3": "vp", "c3": "c", "q": "c"}
 
@@ -487,6 +491,8 @@ def _reorders(shape: Shape, template: str, groups: dict[str, str]) -> bool:
     question (``{Q}``) or reports a whether (``{F_SO}``): the sentence is turned round, not reframed."""
     if re.search(r"\{(?:Q|q|F_SO)\}", template) or shape.name in TURNING_SHAPES:
         return True
+    if shape.name in INPUT_FIRST_SHAPES:
+        return False  # "{VP} for {x}": the task's own clause is told whole, only the input phrase moved
     said = [key for key in shape.pattern.groupindex if groups.get(key) and key not in ("conj", "ow", "det")]
     told = []
     for name in _SLOT.findall(template):
