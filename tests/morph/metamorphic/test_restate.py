@@ -216,3 +216,13 @@ def test_a_retelling_with_no_sentence_turned_round_is_recorded_and_not_proposed(
     assert not drafts
     assert records and all(r.provenance["check"] == TURNED for r in records)
     assert NOT_TURNED in records[-1].provenance["reason"]
+
+
+def test_moving_only_the_input_phrase_does_not_turn_a_sentence_round() -> None:
+    """HumanEval/27 "For a given string, flip lowercase characters to uppercase and uppercase to lowercase."
+    told as "Flip lower-case chars ... for a given listing description" kept the task's clause whole: a
+    strict review failed it (review24c), so no template of the shape counts as turning it round."""
+    masked = mask("For a given string, flip lowercase characters to uppercase and uppercase to lowercase.")
+    told = [retell(masked, choice, "HumanEval/27") for choice in range(5)]
+    assert any(masked.show(t.text).startswith("Flip ") for t in told)  # the input moved after the clause
+    assert not any(t.turned for t in told)
