@@ -234,8 +234,9 @@ def test_the_memorizer_needs_to_know_the_originals_of_foreign_variants() -> None
 
 # ---------------------------------------------------------------------------------- calibration
 
-# Seeds whose offline retellings pass the issue-24 gates at K = 2 (measured 2026-12-02: two each).
-CALIBRATION = "HumanEval/0,HumanEval/7,HumanEval/31,HumanEval/48,HumanEval/54,HumanEval/90"
+# Seeds whose offline retellings pass the issue-24 gates at K = 2 (measured 2026-12-02: two each; 29, 40, 57
+# and 80 for 31, 48, 54 and 90 since the turned-round rule of review24c).
+CALIBRATION = "HumanEval/0,HumanEval/7,HumanEval/29,HumanEval/40,HumanEval/57,HumanEval/80"
 
 
 @pytest.mark.slow

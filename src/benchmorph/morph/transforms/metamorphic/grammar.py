@@ -24,7 +24,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from benchmorph.morph.transforms.metamorphic.lexicon import base_form, paraphrase, pick, third_person
+from benchmorph.morph.transforms.metamorphic.lexicon import (
+    BASE_TO_THIRD,
+    base_form,
+    paraphrase,
+    pick,
+    third_person,
+)
+from benchmorph.morph.transforms.metamorphic.restate import front_container, invert, restate
 
 PLACEHOLDER = re.compile(r"§(\d+)§")
 
@@ -172,7 +179,8 @@ SHAPES: tuple[Shape, ...] = (
         _p(rf"^(?:{_FUNC}\s+(?:should\s+)?returns?|returns?)\s+{_TF}\s+(?P<conj>if|when|whenever)\s+(?P<c>.+?)"
            rf"(?:,?\s+(?:and|or)\s+(?:returns?\s+)?(?P<f>true|false)(?P<ow>{_OTHERWISE})?)?\.?$"),
         ("If {c}, return {t}{F_SEMI}.", "The answer is {t} when {c}{F_AND}.", "Give back {t} whenever {c}{F_AND}.",
-         "When {c}, the result is {t}{F_IT}.", "{T} is the result if {c}{F_AND}."),
+         "When {c}, the result is {t}{F_IT}.", "{T} is the result if {c}{F_AND}.", "Say whether {c}{F_SO}.",
+         "{Q}? If so, return {t}{F_SEMI}."),
     ),
     Shape(
         "if-return",
@@ -267,7 +275,7 @@ SHAPES: tuple[Shape, ...] = (
         "check",
         _p(r"^(?:check|checks|test|determine|evaluate|find)\s+(?:if|whether)\s+(?P<c>.+?)(?:\s+or\s+not)?\.?$"),
         ("Determine whether {c}.", "Decide if {c}.", "Work out whether {c}.", "Report whether {c}.",
-         "Find out whether {c}."),
+         "Find out whether {c}.", "{Q}? The function decides.", "Answer one question: {q}?"),
     ),
     Shape(
         "assume",
@@ -310,7 +318,8 @@ SHAPES: tuple[Shape, ...] = (
         "filter-ones",
         _p(r"^filter\s+(?P<x>.+?)\s+only\s+for\s+(?:ones|those|the\s+ones)\s+that\s+(?P<c>.+?)\.?$"),
         ("Keep only the members of {x} that {c}.", "From {x}, select only the ones that {c}.",
-         "Return only those entries of {x} that {c}."),
+         "Return only those entries of {x} that {c}.", "Which entries of {x} {c}? Return only those.",
+         "Of everything in {x}, only what {c3} belongs in the result."),
     ),
     Shape(
         "filter-for",
@@ -388,6 +397,11 @@ class Retold:
     text: str
     status: str  # restructured | reworded | kept
     shape: str | None = None
+    restated: tuple[str, ...] = ()  # the restatements (``restate``) applied inside its clauses
+    # Whether the sentence was turned round: a restatement (or the possessive) changed a phrase's structure,
+    # or the template puts the shape's slots in another order or asks a question.  A sentence told only
+    # with a new frame around its slots in their own order, and synonyms, is not: a reader recognises it.
+    turned: bool = False
 
 
 def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), position: int = 0) -> Retold:
@@ -395,6 +409,16 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
     sentence = _WRAPPED_REQUEST.sub("", _FRAME.sub("", masked.text.strip()))
     sentence = sentence[:1].upper() + sentence[1:] if masked.text.strip()[:1].isupper() else sentence
     opened_upper = sentence[:1].isupper()
+    if choice % 2 == 0:
+        # "Return maximum element in the list." -> "Go through the list and return maximum element.": an
+        # action on a container, told container first (every other sibling keeps the grammar's templates).
+        fronted = front_container(sentence, choice, masked.show)
+        if fronted is not None:
+            inner = restate(fronted, choice, masked.show)
+            said, _ = paraphrase(inner.text, choice, salt)
+            return Retold(
+                _finish(said), "restructured", "front-container", ("front-container", *inner.applied), True
+            )
     for shape in SHAPES:
         match = shape.pattern.match(sentence)
         if match is None:
@@ -405,6 +429,10 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         templates = list(shape.templates)
         if shape.movers and not may_move(groups, names, masked.show):
             templates = [t for t in templates if t not in shape.movers]
+        if invert(groups.get("c", "")) is None:
+            templates = [t for t in templates if "{Q}" not in t and "{q}" not in t]
+        if "c" not in groups or not _plural_verb(groups.get("c", "")):
+            templates = [t for t in templates if "{c3}" not in t and "Which entries" not in t]
         # A template that opens with the parent's own first word says the sentence the same way.
         opening = sentence.split()[0].lower() if sentence.split() else ""
         fresh = [t for t in templates if t.split()[0].strip("{}").lower() != opening]
@@ -414,20 +442,92 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         # ``position``: the sentence's place in the description, so that two sentences of one shape in a
         # row are not told with the same template ("The job is to ... The job is to ...").
         template = pick(templates, choice + position, salt + shape.name)
-        text = _render(template, groups, choice, salt)
-        return Retold(_finish(text), "restructured", shape.name)
+        applied: list[str] = []
+        text = _render(template, groups, choice, salt, masked.show, applied)
+        turned = bool(applied) or _reorders(shape, template, groups)
+        return Retold(_finish(text), "restructured", shape.name, tuple(applied), turned)
+    inner = restate(sentence, choice, masked.show)
+    sentence = inner.text
     reworded, changed = paraphrase(sentence, choice, salt)
+    changed += len(inner.applied)
     reduced = reduce_clauses(reworded)
     changed += int(reduced != reworded)
     reworded = reduced
+    applied = list(inner.applied)
     if choice % 2 == 0:
         swapped = possessive(reworded)
         changed += int(swapped != reworded)
+        if swapped != reworded:
+            applied.append("possessive")
         reworded = swapped
-    return Retold(_finish(reworded, capitalise=opened_upper), "reworded" if changed else "kept")
+    return Retold(
+        _finish(reworded, capitalise=opened_upper),
+        "reworded" if changed else "kept",
+        restated=tuple(applied),
+        turned=bool(applied),
+    )
 
 
-def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> str:
+# Shapes whose every template changes the sentence's structure, whatever the order of the slots: "Check if
+# in X, are Y" -> "whether X holds Y", "Filter X only for ones that C" -> "Keep only the members of X that C",
+# a definition or a "takes ... as input" told with another verb and subject.  Judged on the strict reviews
+# (rev24, review24c): these passed as told anew; the frame-only ones ("Give back True whenever C", "Taking
+# X as input, VP", "Output highest member in the list", and "The answer is True when C" with C the
+# parent's clause word for word in synonyms) failed.
+TURNING_SHAPES = frozenset(
+    {"check-in-are", "filter-ones", "filter-for", "definition", "means-a", "means-the", "do-not",
+     "takes-returns", "is-a-function-that", "takes-as-input"}
+)  # fmt: skip
+# Shapes that open with the input ("Given X, VP", "For X, VP"): moving the input after the rest leaves the
+# task's clause as the parent's (review24c: HumanEval/27 "Flip lower-case chars to upper-case and upper-case
+# to lower-case for a given listing description" failed as recognisable).
+INPUT_FIRST_SHAPES = frozenset({"given-verb", "for-given"})
+_SLOT = re.compile(r"\{([A-Za-z]+\d?)\}")
+_SAME_SLOT = {"vp3": "vp", "c3": "c", "q": "c"}
+
+
+def _reorders(shape: Shape, template: str, groups: dict[str, str]) -> bool:
+    """Whether ``template`` tells the shape's slots in another order than the sentence did, or asks a
+    question (``{Q}``) or reports a whether (``{F_SO}``): the sentence is turned round, not reframed."""
+    if re.search(r"\{(?:Q|q|F_SO)\}", template) or shape.name in TURNING_SHAPES:
+        return True
+    if shape.name in INPUT_FIRST_SHAPES:
+        return False  # "{VP} for {x}": the task's own clause is told whole, only the input phrase moved
+    said = [key for key in shape.pattern.groupindex if groups.get(key) and key not in ("conj", "ow", "det")]
+    told = []
+    for name in _SLOT.findall(template):
+        key = _SAME_SLOT.get(name.lower(), name.lower())
+        if key in said and key not in told:
+            told.append(key)
+    return told != [key for key in said if key in told]
+
+
+def _plural_verb(clause: str) -> bool:
+    """Whether a relative clause opens with a base-form verb the vocabulary knows ("contain given
+    substring", "start with a prefix"): one a template can put after a plural or a singular subject."""
+    first = clause.split()[0].lower() if clause.split() else ""
+    return first in BASE_TO_THIRD or first in _RELATIVE_VERBS
+
+
+# Verbs a filter's relative clause opens with ("ones that contain ..."), base form -> third person.
+_RELATIVE_VERBS = {
+    "contain": "contains", "start": "starts", "begin": "begins", "end": "ends", "have": "has",
+    "include": "includes", "appear": "appears", "occur": "occurs", "hold": "holds",
+}  # fmt: skip
+
+
+# The slots whose phrase may be restated (``restate``): what the sentence asks, gives or states.
+_RESTATED_SLOTS = frozenset({"vp", "vp3", "y", "c", "x", "s"})
+
+
+def _render(
+    template: str,
+    groups: dict[str, str],
+    choice: int,
+    salt: str,
+    show: Callable[[str], str] = str,
+    applied: list[str] | None = None,
+) -> str:
     slots: dict[str, str] = {}
     for key, value in groups.items():
         if key in ("conj", "adj", "ow", "t", "f", "who"):
@@ -439,9 +539,17 @@ def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> st
         value = _verb_lower(_lower_first(value))
         if key == "vp" and groups.get("conj", "").lower() in ("that", "which"):
             value = base_form(value)  # before the vocabulary: its base-form words are then chosen
+        if key in _RESTATED_SLOTS:
+            inner = restate(value, choice, show)
+            value = inner.text
+            if applied is not None:
+                applied.extend(inner.applied)
         said, _ = paraphrase(value, choice, salt, sentence_start=False)
         said = reduce_clauses(said)
-        slots[key] = possessive(said) if choice % 2 == 0 else said
+        owned = possessive(said) if choice % 2 == 0 else said
+        if owned != said and applied is not None:
+            applied.append("possessive")
+        slots[key] = owned
     for key in ("vp", "vp3", "y", "c", "x"):
         if key in slots:
             slots[key] = _verb_lower(slots[key])
@@ -461,6 +569,17 @@ def _render(template: str, groups: dict[str, str], choice: int, salt: str) -> st
     slots["F_SEMI"] = f"; otherwise return {false}" if false else ""
     slots["F_AND"] = f", and {false} in all other cases" if false else ""
     slots["F_IT"] = f"; in all other cases it is {false}" if false else ""
+    if "c" in slots:
+        # A condition as the question it asks ("is the given number prime"), where ``invert`` can say it;
+        # and its verb in the singular, for a template that makes "what" its subject.
+        asked = invert(slots["c"])
+        slots["q"] = asked or ""
+        first, _, rest = slots["c"].partition(" ")
+        third = _RELATIVE_VERBS.get(first.lower()) or BASE_TO_THIRD.get(first.lower())
+        slots["c3"] = f"{third} {rest}".strip() if third else ""
+    # "Say whether C: True if so, False otherwise": the condition told as what the answer reports.
+    true = groups.get("t", "")
+    slots["F_SO"] = f": {true} if so, {false} otherwise" if false else f": {true} if so"
     for key in list(slots):
         slots[key[:1].upper() + key[1:]] = _cap(slots[key])
     slots["VP"] = _cap(slots.get("vp", ""))
@@ -494,9 +613,11 @@ def possessive(text: str) -> str:
     return _POSSESSIVE.sub(swap, text)
 
 
+# Only before a word that opens a phrase of its own ("at odd indices", "divisible by 3", "greater than k"): a
+# bare adjective would be left after its noun ("the digits that are odd" is not "the digits odd").
 _REDUCIBLE = re.compile(
     r"\b(?P<noun>[a-z]+s)\s+(?:that|which)\s+are\s+(?=(?:at|in|on|from|between|divisible|greater|less|larger|"
-    r"smaller|higher|lower|bigger|equal|odd|even|positive|negative|prime|present)\b)"
+    r"smaller|higher|lower|bigger|equal|present)\b)"
 )
 _ING = {"contain": "containing", "occur": "occurring", "appear": "appearing", "start": "starting",
         "end": "ending", "have": "having", "begin": "beginning", "hold": "holding", "include": "including"}  # fmt: skip

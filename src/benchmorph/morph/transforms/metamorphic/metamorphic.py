@@ -56,6 +56,26 @@ from benchmorph.validation.diversity import (
 )
 
 AGENTS_MODULE = "benchmorph.morph.transforms.metamorphic.agents"
+# A rules retelling none of whose sentences was turned round (``grammar.Retold.turned``: every one told with
+# a new frame around its phrases in their own order, and synonyms) is not proposed: the strict reviews
+# failed such retellings as recognisable from the parent's wording, and they can slip under the residual
+# gates when the parent is short ("Return maximum element in the list." -> "Output highest member in the
+# list of altitude changes").  Recorded as a rejected candidate under this name.
+TURNED = "turned-round"
+NOT_TURNED = (
+    "fewer than half of its sentences are turned round: the rest is a new frame and synonyms around the "
+    "parent's phrases"
+)
+
+
+def turned_enough(sentences: Mapping[str, int]) -> bool:
+    """Whether at least half of a retelling's prose sentences (one at the least) were turned round: a
+    strict review failed HumanEval/90's retelling whose one turned sentence of three left "a function to
+    produce the 2nd lowest member of the list" to be read as the parent's."""
+    if "turned" not in sentences:
+        return True  # not a rules retelling's counts
+    prose = sentences.get("restated", 0) + sentences.get("unrestated", 0)
+    return sentences["turned"] >= max(1, (prose + 1) // 2)
 
 
 def _variant(parent: Problem, proposal: RuleVariant, seed: int) -> Variant:
@@ -153,6 +173,9 @@ def rules_drafts(
                 problem = check_signature(parent, variant.prompt, variant.reference, variant.entry_point)
                 if problem is not None:
                     records.append(_attempt(variant, record_id, attempt, "signature", problem, last))
+                    continue
+                if not turned_enough(made.details.get("sentences", {})):
+                    records.append(_attempt(variant, record_id, attempt, TURNED, NOT_TURNED, last))
                     continue
                 draft = retelling_draft(variant, parent)
                 found, figures = screen(draft, kept)

@@ -212,7 +212,12 @@ def prepare_seed(problem: Problem, seed: int = 0) -> Seed | str:
 
 def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[list[Block], dict[str, int]]:
     """Every block of the description retold; counts of sentences by what happened to them."""
-    counts = {"restructured": 0, "reworded": 0, "kept": 0, "verbatim": 0, "spelling": 0}
+    # "restated": sentences in which a clause's phrase was restated (``restate``); "unrestated": prose
+    # sentences in which no restatement recognised a phrase (kept in the parent's inner structure).
+    counts = {
+        "restructured": 0, "reworded": 0, "kept": 0, "verbatim": 0, "spelling": 0, "restated": 0,
+        "unrestated": 0, "turned": 0,
+    }  # fmt: skip
     code_renames = {**plan.params, seed.problem.entry_point: plan.entry_point}
     salt = seed.problem.id
     new_names = [f"`{plan.params[p]}`" if p in plan.params else p for p in seed.params]
@@ -241,6 +246,8 @@ def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[
             told = retell(masked, index, salt, new_names, position)
             position += 1
             counts[told.status] += 1
+            counts["restated" if told.restated else "unrestated"] += 1
+            counts["turned"] += int(told.turned)
             shown = masked.show(told.text)
             if sentence[:1].isupper() and shown[:1].islower():
                 shown = shown[:1].upper() + shown[1:]  # a phrase woven in at the start of a sentence

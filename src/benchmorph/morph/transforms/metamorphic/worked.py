@@ -132,6 +132,7 @@ def choose(
             shown.append(Shown(args, value, edge=True))
             seen.add(key)
     parent_inputs = {_key(list(e.args)) for e in scan.examples}
+    parent_tokens = [_tokens(list(e.args)) for e in scan.examples]
     shapes = _usual_shapes(parent)
     fresh: list[Shown] = []
     reused: list[Shown] = []
@@ -148,7 +149,8 @@ def choose(
         if test in plus and (_large(test.input) or _size(test.input) > 40 or _odd(test.input)):
             continue  # a generated input shown as an example must read like one a person would pick
         seen.add(key)
-        (reused if key in parent_inputs else fresh).append(Shown(tuple(test.input), test.expected))
+        near = key in parent_inputs or _near_copy(list(test.input), parent_tokens)
+        (reused if near else fresh).append(Shown(tuple(test.input), test.expected))
     # Informative first: not an edge case (the parent's are shown already), short, readable answers.
     fresh.sort(
         key=lambda s: (
@@ -191,6 +193,32 @@ def choose(
         if candidate not in shown:
             shown.append(candidate)
     return shown
+
+
+# A test input that shares a run of this many tokens with one of the parent's examples is a near-copy of it
+# (HumanEval+'s [5, 3, -5, 2, -3, 3, 9, 0, 124, 1, -10] of the parent's ... 123 ...): shown, it is the
+# parent's example again, to a reader and to the residual gates (8-word runs of the docstring).
+NEAR_COPY_RUN = 5
+
+
+def _tokens(args: Sequence[Any]) -> list[str]:
+    return re.findall(r"[A-Za-z0-9_.-]+", _key(list(args)))
+
+
+def _near_copy(args: Sequence[Any], parent_tokens: Sequence[list[str]]) -> bool:
+    """Whether ``args`` keeps a run of :data:`NEAR_COPY_RUN` tokens of a parent example's input."""
+    from difflib import SequenceMatcher
+
+    mine = _tokens(args)
+    for theirs in parent_tokens:
+        if len(theirs) < NEAR_COPY_RUN or len(mine) < NEAR_COPY_RUN:
+            continue
+        match = SequenceMatcher(None, theirs, mine, autojunk=False).find_longest_match(
+            0, len(theirs), 0, len(mine)
+        )
+        if match.size >= NEAR_COPY_RUN:
+            return True
+    return False
 
 
 def _odd(args: Sequence[Any]) -> bool:
