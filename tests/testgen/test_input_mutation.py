@@ -20,6 +20,7 @@ from benchmorph.testgen.mutation import (
     MIN_CAP,
     RULES,
     Mutator,
+    code_constants,
     input_key,
     mutate_args,
     mutate_value,
@@ -280,3 +281,27 @@ def test_stdin_inputs_mutate_line_by_line() -> None:
         itertools.islice(stdin_mutation_stream([t.input for t in fizz.tests], infer_signature(fizz), 1), 50)
     )
     assert all(len(text.splitlines()) == 1 and int(text) == int(text.strip()) for text in numbers)
+
+
+def test_the_references_integer_literals_and_their_neighbours_are_drawn_by_int_constant() -> None:
+    reference = "def f(x, n):\n    if n == -1:\n        return abs(x) == 1\n    return x > 10 and True\n"
+    constants = code_constants(reference)
+    assert set(constants) == {-2, -1, 0, 1, 2, 9, 10, 11, -10}  # True is not an integer here
+    sig = Signature(
+        kind="function", entry_point="f", params=[("x", parse_type("int")), ("n", parse_type("list[int]"))]
+    )
+    rng = random.Random(7)
+    mutator = Mutator(sig, [[50, 60], [[40, 70]]], constants=constants)
+    drawn: list[int] = []
+    for _ in range(400):
+        applied: list[str] = []
+        x, n = mutator.mutate_args([50, [40, 70]], rng, applied)
+        if "int.constant" in applied:
+            drawn.extend(value for value in [x, *n] if value in constants)
+    # Drawn for the int and for the list's items alike, and only from the constants.
+    assert len(set(drawn)) >= 5
+    plain = Mutator(sig, [[50, 60], [[40, 70]]])
+    for _ in range(400):
+        applied = []
+        plain.mutate_args([50, [40, 70]], rng, applied)
+        assert "int.constant" not in applied

@@ -105,6 +105,15 @@ def test_greedy_cover_keeps_required_and_covers_everything() -> None:
     assert chosen == [0, 1, 3]
 
 
+def test_greedy_cover_drops_a_test_that_later_ones_made_redundant() -> None:
+    # The greedy takes 0 first (three items), then 1 and 2 for what 0 lacks; together 1 and 2
+    # achieve everything 0 does, so 0 goes again.  Required tests stay whatever they add.
+    items = [frozenset({1, 2, 3}), frozenset({1, 2, 4}), frozenset({3, 5})]
+    assert greedy_cover(items) == [1, 2]
+    assert greedy_cover(items, required=[0]) == [0, 1, 2]
+    assert achieved(items, greedy_cover(items)) == achieved(items, range(3))
+
+
 # ------------------------------------------------------------------ validity
 
 

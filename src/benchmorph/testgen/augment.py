@@ -267,8 +267,8 @@ class _Search:
     ``seen`` set and the size check both reuse.
     """
 
-    def __init__(self, seeds: list[Any], sig: Signature, seed: int) -> None:
-        from benchmorph.testgen.mutation import Mutator, stdin_mutation_stream
+    def __init__(self, seeds: list[Any], sig: Signature, seed: int, reference: str = "") -> None:
+        from benchmorph.testgen.mutation import Mutator, code_constants, stdin_mutation_stream
 
         self.rng = random.Random(f"testgen:{seed}")
         self.seeds = seeds
@@ -277,7 +277,8 @@ class _Search:
         self.stream = stdin_mutation_stream(seeds, sig, seed) if sig.kind == "stdin" else None
         if self.stream is None:
             pools = [[args[i] for args in seeds if len(args) > i] for i in range(sig.arity)]
-            self.mutator = Mutator(sig, pools)
+            # The reference's integer literals and their neighbours: where its branches and mutants turn.
+            self.mutator = Mutator(sig, pools, constants=code_constants(reference))
 
     def batch(self, size: int, seen: set[str], misses: int = 2000) -> list[tuple[Any, str]]:
         """Up to ``size`` new candidates and their keys (not in ``seen``, which grows); fewer when
@@ -598,7 +599,7 @@ def augment_problem(
     seeds = [test.input for test in keep_always] + [candidate.args for candidate in found]
     if not seeds:
         return _skip(base, "no input runs on the reference: nothing to start the search from", started)
-    search = _Search(seeds, sig, options.seed)
+    search = _Search(seeds, sig, options.seed, base.reference)
     search.valid = [candidate.args for candidate in found]
     novelty = state.novelty
     while len(found) < options.per_problem:

@@ -12,7 +12,11 @@ Rules, by type (each has a name such as ``int.negate``; :data:`RULES` lists them
 
 - ``int``: ±1, 0, negation, the observed min and max and one past them, a
   random value in the observed range, ±10**k up to a few digits past the largest
-  observed magnitude, another pool value;
+  observed magnitude, another pool value; and, where the caller gives the
+  reference's own integer literals (``Mutator(constants=...)``, see
+  :func:`code_constants`), one of them or one next to it (``int.constant``):
+  the values a reference compares with are where its branches and off-by-one
+  slips sit;
 - ``float``: the same, plus ±small deltas, halving/doubling, rounding; NaN and
   ±inf only when the pool holds them (a NaN input where the parent never had
   one tests nothing the task promised);
@@ -39,6 +43,7 @@ seed gives the same stream in every process.
 
 from __future__ import annotations
 
+import ast
 import copy
 import math
 import random
@@ -72,6 +77,7 @@ __all__ = [
     "Mutator",
     "Profile",
     "build_profile",
+    "code_constants",
     "input_key",
     "mutate_args",
     "mutate_value",
@@ -111,6 +117,7 @@ class Profile:
     chars: set[str] = field(default_factory=set)
     max_len: int = 0
     children: dict[Any, Profile] = field(default_factory=dict)
+    constants: tuple[int, ...] = ()  # the code's integer literals and their neighbours (``int.constant``)
     _alphabet: str | None = None
 
     def child(self, key: Any) -> Profile:
@@ -258,6 +265,12 @@ def _int_range(profile: Profile, rng: random.Random) -> int:
     if profile.int_min is None or profile.int_max is None or profile.int_min == profile.int_max:
         raise _Skip
     return rng.randint(profile.int_min, profile.int_max)
+
+
+def _int_constant(value: Any, t: TypeExpr, rng: random.Random, profile: Profile) -> int:
+    if not profile.constants:
+        raise _Skip
+    return rng.choice(profile.constants)
 
 
 INT_RULES: dict[str, Rule] = {
@@ -756,6 +769,8 @@ def _mutate(value: Any, t: TypeExpr, rng: random.Random, profile: Profile, depth
             raise _Skip
         return _mutate(value, branch, rng, profile.child(branch), depth)
     rules = _rules_for(t, value)
+    if profile.constants and rules is INT_RULES:
+        rules = {**rules, "int.constant": _int_constant}
     if not rules or depth > 40:
         raise _Skip
     names = list(rules)
@@ -826,17 +841,60 @@ def _mutate_checked(
         _LOG.reset(token)
 
 
+# The most code constants an ``int.constant`` rule draws from (the smallest in magnitude).
+MAX_CONSTANTS = 64
+
+
+def code_constants(source: str, most: int = MAX_CONSTANTS) -> tuple[int, ...]:
+    """The integer literals of ``source``, each with its negation and the values one either side.
+
+    A fuzzer's dictionary: the values code compares with and counts to are
+    where its branches turn, and where a mutant's off-by-one shows (HumanEval/76's
+    ``n == -1`` branch is told from its ``abs(x) == 2`` mutant only at ``n = -1``,
+    ``|x| = 2``, which random steps from the seeds rarely reach together).
+    Booleans are not integers here; the ``most`` smallest in magnitude are kept.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        sign = 1
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # ``-1`` is a literal too
+            node, sign = node.operand, -1
+        if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) < 10**9:
+            value = sign * node.value
+            found.update((value, value - 1, value + 1, -value))
+    return tuple(sorted(found, key=lambda value: (abs(value), value))[:most])
+
+
+def _share_constants(profile: Profile, constants: tuple[int, ...]) -> Profile:
+    profile.constants = constants
+    for child in profile.children.values():
+        _share_constants(child, constants)
+    return profile
+
+
 class Mutator:
     """Mutates argument lists of one problem; the pools' profiles are built once.
 
     ``pools[i]`` holds the observed values of argument ``i`` (a missing or empty
     pool is fine: bounds then come from the value being mutated).
+    ``constants``: integers an ``int`` anywhere in an argument may become
+    (``int.constant``; e.g. :func:`code_constants` of the reference).
     """
 
-    def __init__(self, sig: Signature, pools: Sequence[Sequence[Any]] = ()) -> None:
+    def __init__(
+        self, sig: Signature, pools: Sequence[Sequence[Any]] = (), constants: Sequence[int] = ()
+    ) -> None:
         self.sig = sig
+        self.constants = tuple(constants)
         self.pools = [list(pools[i]) if i < len(pools) else [] for i in range(sig.arity)]
-        self.profiles = [build_profile(t, self.pools[i]) for i, (_, t) in enumerate(sig.params)]
+        self.profiles = [
+            _share_constants(build_profile(t, self.pools[i]), self.constants)
+            for i, (_, t) in enumerate(sig.params)
+        ]
 
     def mutate_args(
         self, args: Sequence[Any], rng: random.Random, applied: list[str] | None = None
@@ -857,7 +915,11 @@ class Mutator:
             if step >= count and changed:
                 break
             t = self.sig.params[index][1]
-            profile = self.profiles[index] if self.pools[index] else build_profile(t, [result[index]])
+            profile = (
+                self.profiles[index]
+                if self.pools[index]
+                else _share_constants(build_profile(t, [result[index]]), self.constants)
+            )
             before = input_key(result[index])
             result[index] = _mutate_checked(result[index], t, rng, profile, applied)
             changed = changed or input_key(result[index]) != before

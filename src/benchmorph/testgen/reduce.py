@@ -8,11 +8,15 @@ the test that adds the most items not yet achieved) is within a logarithmic
 factor of the optimum and is what EvalPlus's reduction does in spirit.
 
 Tests the caller must keep (a benchmark's own tests) are taken first, so the
-greedy only adds what they miss.
+greedy only adds what they miss.  Afterwards a test the greedy took early
+that the later ones made redundant (every item it achieves is achieved by
+another kept test) is dropped again, the costliest first: the greedy alone
+keeps such tests, since it never looks back.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Sequence
 
 
@@ -25,8 +29,9 @@ def greedy_cover(
 
     ``required`` are always in the answer.  Among tests adding equally many
     new items the cheaper one (``cost``, e.g. the size of its input) wins,
-    then the earlier one, so the result is deterministic.  The answer is
-    sorted.
+    then the earlier one, so the result is deterministic; then kept tests
+    that others made redundant are dropped (the costliest, then the latest,
+    first).  The answer is sorted.
     """
     chosen = set(required)
     covered: set[Hashable] = set()
@@ -48,7 +53,29 @@ def greedy_cover(
         chosen.add(best)
         covered |= items[best]
         remaining.remove(best)
-    return sorted(chosen)
+    return sorted(_without_redundant(items, chosen, set(required), cost))
+
+
+def _without_redundant(
+    items: Sequence[frozenset[Hashable]],
+    chosen: set[int],
+    required: set[int],
+    cost: Sequence[float] | None,
+) -> set[int]:
+    """``chosen`` less the optional tests whose every item another kept test also achieves."""
+    times: Counter[Hashable] = Counter()
+    for index in chosen:
+        times.update(items[index])
+    optional = sorted(
+        (index for index in chosen if index not in required),
+        key=lambda index: (-(cost[index] if cost is not None else 0.0), -index),
+    )
+    kept = set(chosen)
+    for index in optional:
+        if all(times[item] > 1 for item in items[index]):
+            kept.discard(index)
+            times.subtract(items[index])
+    return kept
 
 
 def achieved(items: Sequence[frozenset[Hashable]], indices: Sequence[int]) -> frozenset[Hashable]:
