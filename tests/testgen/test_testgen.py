@@ -114,6 +114,16 @@ def test_greedy_cover_drops_a_test_that_later_ones_made_redundant() -> None:
     assert achieved(items, greedy_cover(items)) == achieved(items, range(3))
 
 
+def test_greedy_cover_takes_an_exactly_smaller_cover_of_what_the_required_tests_miss() -> None:
+    # The greedy takes 0 (four items), then 2 and 3 for 1, 2 and 7; none is redundant, yet 2 and 5
+    # together achieve all seven.
+    items = [frozenset(s) for s in ({3, 4, 5, 6}, {6}, {1, 2, 4, 5}, {5, 6, 7}, {4, 5}, {2, 3, 6, 7})]
+    assert greedy_cover(items) == [2, 5]
+    # With 0 required, what it misses (1, 2, 7) takes one test: 2 or 5 alone cannot, so two.
+    chosen = greedy_cover(items, required=[0])
+    assert 0 in chosen and len(chosen) == 3 and achieved(items, chosen) == achieved(items, range(6))
+
+
 # ------------------------------------------------------------------ validity
 
 
