@@ -356,7 +356,16 @@ def test_bench_runs_on_a_tiny_slice(tmp_path: Path) -> None:
     before = found[1] if known.returncode == 0 else "none"
     done = subprocess.run(
         [sys.executable, str(bench), "--limit", "3", "--per-problem", "40", "--before-per-problem", "40"]
-        + ["--workers", "2", "--before", before, "--json", str(numbers)],
+        + [
+            "--workers",
+            "2",
+            "--before",
+            before,
+            "--json",
+            str(numbers),
+            "--suites",
+            str(tmp_path / "suites"),
+        ],
         capture_output=True,
         text=True,
         timeout=600,
@@ -372,6 +381,28 @@ def test_bench_runs_on_a_tiny_slice(tmp_path: Path) -> None:
     assert runs["after"]["problems"] == 3 and runs["after"]["mutants"] > 0
     if before != "none":
         assert runs["before"]["problems"] == 3 and runs["before"]["mutants"] == runs["after"]["mutants"]
+        # The kept suites, judged alike: the kills of each, and what one kills and the other does not.
+        suites = [tmp_path / "suites" / f"humaneval-{version}-w2.jsonl" for version in ("before", "after")]
+        compared = tmp_path / "compared.json"
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(bench),
+                "--workers",
+                "2",
+                "--compare",
+                *map(str, suites),
+                "--json",
+                str(compared),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        result = json.loads(compared.read_text())
+        assert result["problems"] == 3
+        assert result["killed"] == [runs["before"]["killed"], runs["after"]["killed"]]
 
 
 def test_saturation_replay_runs_on_a_tiny_slice(tmp_path: Path) -> None:
