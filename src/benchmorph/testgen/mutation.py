@@ -718,7 +718,7 @@ _WEIGHTS = {
 RULES: dict[str, tuple[str, ...]] = {
     family: tuple(rules)
     for family, rules in (
-        ("int", INT_RULES),
+        ("int", {**INT_RULES, "int.constant": _int_constant}),  # the last only given constants
         ("float", FLOAT_RULES),
         ("bool", BOOL_RULES),
         ("complex", COMPLEX_RULES),
@@ -804,6 +804,7 @@ def mutate_value(
     pool: Sequence[Any] = (),
     *,
     applied: list[str] | None = None,
+    constants: Sequence[int] = (),
 ) -> Any:
     """A mutant of ``value`` (of type ``t``), admitted by ``t``; ``value`` itself is left alone.
 
@@ -811,8 +812,9 @@ def mutate_value(
     alphabet and splice partners come from it (and from ``value``).  When no
     rule applies (``None``, a list only ever seen empty) a copy of ``value``
     comes back.  ``applied``, when given, receives the names of the rules used.
+    ``constants``: integers an ``int`` in ``value`` may become (``int.constant``).
     """
-    profile = build_profile(t, [*pool, value])
+    profile = _share_constants(build_profile(t, [*pool, value]), tuple(constants))
     return _mutate_checked(copy.deepcopy(value), t, rng, profile, applied)
 
 
