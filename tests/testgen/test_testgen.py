@@ -9,7 +9,9 @@ the host; the CLI augments, resumes and scores.
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import re
 import subprocess
 import sys
@@ -122,6 +124,26 @@ def test_greedy_cover_takes_an_exactly_smaller_cover_of_what_the_required_tests_
     # With 0 required, what it misses (1, 2, 7) takes one test: 2 or 5 alone cannot, so two.
     chosen = greedy_cover(items, required=[0])
     assert 0 in chosen and len(chosen) == 3 and achieved(items, chosen) == achieved(items, range(6))
+
+
+def test_greedy_cover_finds_the_fewest_tests_as_a_brute_force_does() -> None:
+    # Random instances, some with far more than two dozen items the required test misses: the
+    # answer achieves everything and has as few tests as the smallest cover found by trying all.
+    rng = random.Random(3)
+    for _ in range(60):  # the greedy alone takes a test too many on five of them
+        width, count = rng.randint(20, 40), rng.randint(8, 14)
+        items = [frozenset(rng.sample(range(width), rng.randint(2, width // 4))) for _ in range(count)]
+        items.append(frozenset(range(0, width, 5)))  # required
+        universe = achieved(items, range(len(items)))
+        fewest = next(
+            size
+            for size in range(1, len(items) + 1)
+            for subset in itertools.combinations(range(len(items) - 1), size - 1)
+            if achieved(items, [*subset, len(items) - 1]) == universe
+        )
+        chosen = greedy_cover(items, required=[len(items) - 1])
+        assert achieved(items, chosen) == universe and len(items) - 1 in chosen
+        assert len(chosen) == fewest, (items, chosen)
 
 
 # ------------------------------------------------------------------ validity
