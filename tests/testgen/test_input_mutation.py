@@ -306,3 +306,21 @@ def test_the_references_integer_literals_and_their_neighbours_are_drawn_by_int_c
         applied = []
         plain.mutate_args([50, [40, 70]], rng, applied)
         assert "int.constant" not in applied
+
+
+def test_args_swap_exchanges_two_arguments_of_one_type_only() -> None:
+    # A right triangle's sides (HumanEval/157): the base tests put the hypotenuse last or first,
+    # the reference checks each arrangement; swapping two sides reaches the one they never try.
+    int_t, list_t = parse_type("int"), parse_type("list[int]")
+    sig = Signature(kind="function", entry_point="f", params=[("a", int_t), ("b", int_t), ("c", list_t)])
+    mutator = Mutator(sig, [[5], [12], [[13]]])
+    rng = random.Random(2)
+    swapped = []
+    for _ in range(500):
+        applied: list[str] = []
+        result = mutator.mutate_args([5, 12, [13]], rng, applied)
+        if "args.swap" in applied:
+            assert applied == ["args.swap"]
+            swapped.append(result)
+    assert swapped and all(result == [12, 5, [13]] for result in swapped)  # never the list with an int
+    assert 20 < len(swapped) < 100  # about ARGS_SWAP of the calls

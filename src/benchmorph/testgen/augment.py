@@ -85,7 +85,8 @@ from benchmorph.testgen.types import Signature, infer_signature
 # Bump when what augment_problem produces for the same problem and options changes: journals then miss.
 # 2: the search stops at saturation; mutants are run on each batch of new inputs, not on all at the end.
 # 3: the budget counts the problem's own CPU seconds (sandbox and host), not wall seconds.
-TESTGEN_PROTOCOL = 3
+# 4: int.constant and args.swap in the mutator; the reduction's exact cover is a branch and bound.
+TESTGEN_PROTOCOL = 4
 # The message the contract's asserts raise in a checked reference, so a contract rejection is told
 # apart from the reference raising on its own.
 CONTRACT_MARK = "benchmorph: input outside the contract"

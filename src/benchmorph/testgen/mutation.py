@@ -27,7 +27,8 @@ Rules, by type (each has a name such as ``int.negate``; :data:`RULES` lists them
 - ``list`` and ``tuple[T, ...]``: append and insert (an item mutated from a pool
   item), remove, shuffle, reverse, sort, splice with another pool value,
   duplicate, empty, mutate one item (recursively);
-- ``tuple[A, B]``: mutate one position, swap two positions of one type;
+- ``tuple[A, B]``: mutate one position, swap two positions of one type (and,
+  for a call, two arguments of one type: ``args.swap``, :data:`ARGS_SWAP`);
 - ``set``/``frozenset``: add, remove, splice, empty, replace an item;
 - ``dict``: add, remove, re-key, change a value, reorder, splice, empty;
 - unions: mutate within the branch the value belongs to.
@@ -878,6 +879,12 @@ def _share_constants(profile: Profile, constants: tuple[int, ...]) -> Profile:
     return profile
 
 
+# How often a call's mutation swaps two arguments of one type instead (``args.swap``): where
+# arguments play symmetric roles (a triangle's sides, a range's ends) the reference often checks each
+# arrangement in a branch of its own, and the base tests rarely try more than one of them.
+ARGS_SWAP = 0.1
+
+
 class Mutator:
     """Mutates argument lists of one problem; the pools' profiles are built once.
 
@@ -888,9 +895,15 @@ class Mutator:
     """
 
     def __init__(
-        self, sig: Signature, pools: Sequence[Sequence[Any]] = (), constants: Sequence[int] = ()
+        self,
+        sig: Signature,
+        pools: Sequence[Sequence[Any]] = (),
+        constants: Sequence[int] = (),
+        *,
+        swap: bool = True,
     ) -> None:
         self.sig = sig
+        self.swap = swap  # args.swap (off for a stdin input's lines, records in their places)
         self.constants = tuple(constants)
         self.pools = [list(pools[i]) if i < len(pools) else [] for i in range(sig.arity)]
         self.profiles = [
@@ -910,6 +923,20 @@ class Mutator:
         positions = list(range(min(len(result), self.sig.arity)))
         if not positions:
             return result
+        if self.swap and len(positions) > 1 and rng.random() < ARGS_SWAP:
+            pairs = [
+                (i, j)
+                for i in positions
+                for j in positions[i + 1 :]
+                if self.sig.params[i][1] == self.sig.params[j][1]
+                and input_key(result[i]) != input_key(result[j])
+            ]
+            if pairs:
+                i, j = rng.choice(pairs)
+                result[i], result[j] = result[j], result[i]
+                if applied is not None:
+                    applied.append("args.swap")
+                return result
         count = 1 if len(positions) == 1 or rng.random() < 0.7 else rng.randint(2, len(positions))
         order = rng.sample(positions, len(positions))
         changed = False
@@ -1036,7 +1063,7 @@ def stdin_mutation_stream(
         required=0,
     )
     pools = [[values[i] for values in seeds if len(values) > i] for i in range(len(sig.lines))]
-    mutator = Mutator(lines_sig, pools)
+    mutator = Mutator(lines_sig, pools, swap=False)
     varying = sig.line_counts[0] != sig.line_counts[1]
     seen = {input_key(render_stdin(values)) for values in seeds} | {input_key(text) for text in seed_texts}
     produced: list[list[Any]] = []
