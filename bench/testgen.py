@@ -57,7 +57,8 @@ from benchmorph.testgen.augment import (
     reduce_suite,
     summarize,
 )
-from benchmorph.testgen.score import SuiteScore, restrict_to_origins, score_suites
+from benchmorph.testgen.kills import mutant_kills
+from benchmorph.testgen.score import SuiteScore, mutant_set, restrict_to_origins, score_suites
 
 # proc_cpu sits beside this script.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -82,7 +83,7 @@ from benchmorph.execution import Engine
 from benchmorph.testgen.augment import AugmentOptions, augment_benchmark
 from benchmorph.testgen.score import restrict_to_origins
 
-name, path, limit, every, workers, per_problem, budget_s, seed, bench = json.loads(sys.argv[1])
+name, path, limit, every, workers, per_problem, budget_s, seed, bench, suites = json.loads(sys.argv[1])
 sys.path.insert(0, bench)
 from proc_cpu import CpuMeter
 problems = load_benchmark(name, Path(path)).problems[:limit][::every]
@@ -95,6 +96,9 @@ with tempfile.TemporaryDirectory() as cache, Engine(workers=workers, cache_root=
         results = augment_benchmark(base, engine, options)
     seconds = time.monotonic() - started
     load_end = open("/proc/loadavg").read().split()[:3]
+if suites:
+    with open(suites, "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r.problem.to_json()) + "\n" for r in results)
 print(json.dumps({"seconds": seconds, "load": [load_start, load_end], "cpu": [meter.host, meter.sandbox], "results": [
     {"id": r.id, "tests": len(r.problem.tests), "killed": r.killed or 0, "mutants": r.mutants or 0,
      "stopped": r.stopped, "found": r.found, "seconds": r.seconds} for r in results]}))
@@ -168,7 +172,8 @@ def run_before(
 ) -> dict[str, Any]:
     name = FILES[args.benchmark][0]
     payload = [name, str(data), args.limit, args.before_every, workers, args.before_per_problem,
-               args.before_budget_s, args.seed, str(Path(__file__).resolve().parent)]  # fmt: skip
+               args.before_budget_s, args.seed, str(Path(__file__).resolve().parent),
+               str(suites_file(args, "before", workers)) if args.suites else None]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(source / "src")}
     done = subprocess.run(
         [sys.executable, "-c", BEFORE_RUNNER, json.dumps(payload)],
@@ -190,6 +195,67 @@ def run_before(
     if sampled < total:
         result["extrapolated_seconds"] = made["seconds"] * total / sampled
     return result
+
+
+def suites_file(args: argparse.Namespace, version: str, workers: int) -> Path:
+    """Where ``--suites DIR`` keeps one run's reduced suites (JSONL, one problem a line)."""
+    return Path(args.suites) / f"{args.benchmark}-{version}-w{workers}.jsonl"
+
+
+def read_suites(path: Path) -> dict[str, Problem]:
+    from benchmorph.data.formats.native import parse_record
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    problems = [parse_record(json.loads(line), path=path, line=n) for n, line in enumerate(lines, 1) if line]
+    return {problem.id: problem for problem in problems}
+
+
+def kill_sets(suites: dict[str, Problem], engine: Engine, seed: int) -> dict[str, set[int]]:
+    """Per problem, the numbers of its mutants (``mutant_set``, all of them) its suite kills."""
+    ids = sorted(suites)
+    found = [mutant_set(suites[pid], None, seed) for pid in ids]
+    kills = mutant_kills([suites[pid] for pid in ids], found, engine, first_failure=True)
+    return {
+        pid: {number for number, mutant in enumerate(row) if mutant.killed}
+        for pid, row in zip(ids, kills, strict=True)
+    }
+
+
+def compare(before_path: Path, after_path: Path, workers: int, seed: int) -> dict[str, Any]:
+    """The mutants one set of reduced suites kills and the other does not, per problem, judged alike.
+
+    Both are judged by this code's engine (to each mutant's first failure), so
+    a difference is the suites', not the judging's.
+    """
+    before, after = read_suites(before_path), read_suites(after_path)
+    common = {pid: before[pid] for pid in before if pid in after}
+    with tempfile.TemporaryDirectory(prefix="bench-testgen-") as cache:
+        with Engine(workers=workers, cache_root=Path(cache)) as engine:
+            killed_before = kill_sets(common, engine, seed)
+            killed_after = kill_sets({pid: after[pid] for pid in common}, engine, seed)
+    rows = []
+    for pid in sorted(common, key=lambda name: (len(name), name)):
+        only_before = sorted(killed_before[pid] - killed_after[pid])
+        only_after = sorted(killed_after[pid] - killed_before[pid])
+        if only_before or only_after:
+            mutants = mutant_set(common[pid], None, seed)
+            rows.append(
+                {
+                    "id": pid,
+                    "only_before": only_before,
+                    "only_after": only_after,
+                    "operators_only_before": [mutants[n].operator for n in only_before],
+                    "tests": [len(before[pid].tests), len(after[pid].tests)],
+                }
+            )
+    totals = [sum(map(len, killed_before.values())), sum(map(len, killed_after.values()))]
+    print(f"{len(common)} problems; killed: before {totals[0]}, after {totals[1]}")
+    for row in rows:
+        print(
+            f"{row['id']}: before only {row['only_before']} ({', '.join(row['operators_only_before'])}); "
+            f"after only {row['only_after']}; tests {row['tests'][0]} vs {row['tests'][1]}"
+        )
+    return {"problems": len(common), "killed": totals, "differences": rows}
 
 
 def checkout(rev: str, into: Path) -> Path:
@@ -254,7 +320,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before-budget-s", type=float, default=20.0, help="the old code's --budget-s")
     parser.add_argument("--no-score", action="store_true", help="skip the mutation scores of the suites")
     parser.add_argument("--json", type=Path, help="write the numbers here")
+    parser.add_argument("--suites", type=Path, help="keep each run's reduced suites in this folder (JSONL)")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="only compare two kept suites files: the mutants each kills and the other does not",
+    )
     args = parser.parse_args(argv)
+    if args.compare:
+        differences = compare(*args.compare, workers=max(args.workers), seed=args.seed)
+        if args.json:
+            args.json.write_text(json.dumps(differences, indent=2) + "\n", encoding="utf-8")
+        return 0
+    if args.suites:
+        args.suites.mkdir(parents=True, exist_ok=True)
 
     name, default_path, plus_name = FILES[args.benchmark]
     data = args.data or default_path
@@ -276,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(side_by_side(runs[-1:]).splitlines()[-1], flush=True)
             after, results = run_after(base, workers, options)
             runs.append(after)
+            if args.suites:
+                with suites_file(args, "after", workers).open("w", encoding="utf-8") as handle:
+                    handle.writelines(json.dumps(r.problem.to_json()) + "\n" for r in results)
             print(side_by_side(runs[-1:]).splitlines()[-1], flush=True)
     print()
     print(f"saturation window {options.saturation}; budget {options.budget_s:g} s a problem (both versions)")

@@ -20,6 +20,7 @@ from benchmorph.testgen.mutation import (
     MIN_CAP,
     RULES,
     Mutator,
+    code_constants,
     input_key,
     mutate_args,
     mutate_value,
@@ -236,9 +237,10 @@ def test_every_rule_of_each_family_is_reachable(family: str) -> None:
     t = parse_type(type_text)
     rng = random.Random(4)
     seen: set[str] = set()
+    constants = (7, 100) if family == "int" else ()  # int.constant draws only from given constants
     for _ in range(3000):
         applied: list[str] = []
-        result = mutate_value(value, t, rng, pool=pool, applied=applied)
+        result = mutate_value(value, t, rng, pool=pool, applied=applied, constants=constants)
         assert admits(t, result), (result, applied)
         seen.update(name for name in applied if name.startswith(family + "."))
     assert seen == set(RULES[family])
@@ -280,3 +282,45 @@ def test_stdin_inputs_mutate_line_by_line() -> None:
         itertools.islice(stdin_mutation_stream([t.input for t in fizz.tests], infer_signature(fizz), 1), 50)
     )
     assert all(len(text.splitlines()) == 1 and int(text) == int(text.strip()) for text in numbers)
+
+
+def test_the_references_integer_literals_and_their_neighbours_are_drawn_by_int_constant() -> None:
+    reference = "def f(x, n):\n    if n == -1:\n        return abs(x) == 1\n    return x > 10 and True\n"
+    constants = code_constants(reference)
+    assert set(constants) == {-2, -1, 0, 1, 2, 9, 10, 11, -10}  # True is not an integer here
+    sig = Signature(
+        kind="function", entry_point="f", params=[("x", parse_type("int")), ("n", parse_type("list[int]"))]
+    )
+    rng = random.Random(7)
+    mutator = Mutator(sig, [[50, 60], [[40, 70]]], constants=constants)
+    drawn: list[int] = []
+    for _ in range(400):
+        applied: list[str] = []
+        x, n = mutator.mutate_args([50, [40, 70]], rng, applied)
+        if "int.constant" in applied:
+            drawn.extend(value for value in [x, *n] if value in constants)
+    # Drawn for the int and for the list's items alike, and only from the constants.
+    assert len(set(drawn)) >= 5
+    plain = Mutator(sig, [[50, 60], [[40, 70]]])
+    for _ in range(400):
+        applied = []
+        plain.mutate_args([50, [40, 70]], rng, applied)
+        assert "int.constant" not in applied
+
+
+def test_args_swap_exchanges_two_arguments_of_one_type_only() -> None:
+    # A right triangle's sides (HumanEval/157): the base tests put the hypotenuse last or first,
+    # the reference checks each arrangement; swapping two sides reaches the one they never try.
+    int_t, list_t = parse_type("int"), parse_type("list[int]")
+    sig = Signature(kind="function", entry_point="f", params=[("a", int_t), ("b", int_t), ("c", list_t)])
+    mutator = Mutator(sig, [[5], [12], [[13]]])
+    rng = random.Random(2)
+    swapped = []
+    for _ in range(500):
+        applied: list[str] = []
+        result = mutator.mutate_args([5, 12, [13]], rng, applied)
+        if "args.swap" in applied:
+            assert applied == ["args.swap"]
+            swapped.append(result)
+    assert swapped and all(result == [12, 5, [13]] for result in swapped)  # never the list with an int
+    assert 20 < len(swapped) < 100  # about ARGS_SWAP of the calls

@@ -9,7 +9,9 @@ the host; the CLI augments, resumes and scores.
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import re
 import subprocess
 import sys
@@ -103,6 +105,45 @@ def test_greedy_cover_keeps_required_and_covers_everything() -> None:
     chosen = greedy_cover(items, required=[0], cost=[1, 1, 1, 1, 1])
     assert 0 in chosen and achieved(items, chosen) == achieved(items, range(len(items)))
     assert chosen == [0, 1, 3]
+
+
+def test_greedy_cover_drops_a_test_that_later_ones_made_redundant() -> None:
+    # The greedy takes 0 first (three items), then 1 and 2 for what 0 lacks; together 1 and 2
+    # achieve everything 0 does, so 0 goes again.  Required tests stay whatever they add.
+    items = [frozenset({1, 2, 3}), frozenset({1, 2, 4}), frozenset({3, 5})]
+    assert greedy_cover(items) == [1, 2]
+    assert greedy_cover(items, required=[0]) == [0, 1, 2]
+    assert achieved(items, greedy_cover(items)) == achieved(items, range(3))
+
+
+def test_greedy_cover_takes_an_exactly_smaller_cover_of_what_the_required_tests_miss() -> None:
+    # The greedy takes 0 (four items), then 2 and 3 for 1, 2 and 7; none is redundant, yet 2 and 5
+    # together achieve all seven.
+    items = [frozenset(s) for s in ({3, 4, 5, 6}, {6}, {1, 2, 4, 5}, {5, 6, 7}, {4, 5}, {2, 3, 6, 7})]
+    assert greedy_cover(items) == [2, 5]
+    # With 0 required, what it misses (1, 2, 7) takes one test: 2 or 5 alone cannot, so two.
+    chosen = greedy_cover(items, required=[0])
+    assert 0 in chosen and len(chosen) == 3 and achieved(items, chosen) == achieved(items, range(6))
+
+
+def test_greedy_cover_finds_the_fewest_tests_as_a_brute_force_does() -> None:
+    # Random instances, some with far more than two dozen items the required test misses: the
+    # answer achieves everything and has as few tests as the smallest cover found by trying all.
+    rng = random.Random(3)
+    for _ in range(60):  # the greedy alone takes a test too many on five of them
+        width, count = rng.randint(20, 40), rng.randint(8, 14)
+        items = [frozenset(rng.sample(range(width), rng.randint(2, width // 4))) for _ in range(count)]
+        items.append(frozenset(range(0, width, 5)))  # required
+        universe = achieved(items, range(len(items)))
+        fewest = next(
+            size
+            for size in range(1, len(items) + 1)
+            for subset in itertools.combinations(range(len(items) - 1), size - 1)
+            if achieved(items, [*subset, len(items) - 1]) == universe
+        )
+        chosen = greedy_cover(items, required=[len(items) - 1])
+        assert achieved(items, chosen) == universe and len(items) - 1 in chosen
+        assert len(chosen) == fewest, (items, chosen)
 
 
 # ------------------------------------------------------------------ validity
@@ -337,7 +378,16 @@ def test_bench_runs_on_a_tiny_slice(tmp_path: Path) -> None:
     before = found[1] if known.returncode == 0 else "none"
     done = subprocess.run(
         [sys.executable, str(bench), "--limit", "3", "--per-problem", "40", "--before-per-problem", "40"]
-        + ["--workers", "2", "--before", before, "--json", str(numbers)],
+        + [
+            "--workers",
+            "2",
+            "--before",
+            before,
+            "--json",
+            str(numbers),
+            "--suites",
+            str(tmp_path / "suites"),
+        ],
         capture_output=True,
         text=True,
         timeout=600,
@@ -353,6 +403,28 @@ def test_bench_runs_on_a_tiny_slice(tmp_path: Path) -> None:
     assert runs["after"]["problems"] == 3 and runs["after"]["mutants"] > 0
     if before != "none":
         assert runs["before"]["problems"] == 3 and runs["before"]["mutants"] == runs["after"]["mutants"]
+        # The kept suites, judged alike: the kills of each, and what one kills and the other does not.
+        suites = [tmp_path / "suites" / f"humaneval-{version}-w2.jsonl" for version in ("before", "after")]
+        compared = tmp_path / "compared.json"
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(bench),
+                "--workers",
+                "2",
+                "--compare",
+                *map(str, suites),
+                "--json",
+                str(compared),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        result = json.loads(compared.read_text())
+        assert result["problems"] == 3
+        assert result["killed"] == [runs["before"]["killed"], runs["after"]["killed"]]
 
 
 def test_saturation_replay_runs_on_a_tiny_slice(tmp_path: Path) -> None:

@@ -65,7 +65,13 @@ def augment_command(
         typer.Option("--per-problem", help="Valid new inputs to find per problem at most.", min=1),
     ] = 1000,
     budget_s: Annotated[
-        float, typer.Option("--budget-s", help="Seconds of search per problem at most.", min=0.0)
+        float,
+        typer.Option(
+            "--budget-s",
+            help="CPU seconds of search per problem at most: its own sandbox jobs' and its host thread's, "
+            "so a busy machine does not shorten it (30 times this in wall seconds is the last resort).",
+            min=0.0,
+        ),
     ] = 20.0,
     suite_time_s: Annotated[
         float,

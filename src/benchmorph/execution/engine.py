@@ -21,6 +21,7 @@ from benchmorph.data import values
 from benchmorph.data.models import Problem, TestCase, Verdict
 from benchmorph.data.paths import cache_dir
 from benchmorph.data.storage import space_for, write_text_atomic
+from benchmorph.execution.charge import CpuCharge
 from benchmorph.execution.compare import show_value
 from benchmorph.execution.limits import REFERENCE_LIMITS, TRACE_LIMITS, Limits
 from benchmorph.execution.pool import WorkerPool
@@ -319,6 +320,7 @@ class Engine:
         code: str | None = None,
         limits: Limits | None = None,
         trace: bool = False,
+        charge: CpuCharge | None = None,
     ) -> list[InputRun]:
         """What ``code`` (default: the reference, its contract active) does on each input: one InputRun each.
 
@@ -328,6 +330,7 @@ class Engine:
         own status, output and error.  ``limits`` (default: the engine's) give
         each input ``limits.test_time_limit(None)``.  ``trace`` also records,
         per input that returned, the lines and arcs of ``code`` it executed.
+        ``charge`` adds what each sandbox job cost (``execution.charge``).
         """
         limits = limits or self.limits
         if code is None:
@@ -342,6 +345,8 @@ class Engine:
             job = _worker_job(problem, code, limits, f"{problem.id}@inputs", None, rest, timeouts)
             job.trace = trace
             reply = self.pool.submit_one(job)
+            if charge is not None:
+                charge.add(job, reply)
             # A violation (too much output) ends the job at one input; the others still count.
             entry = ReferenceRun.from_reply(replace(reply, violation=None))
             if entry.error is not None:
@@ -372,7 +377,11 @@ class Engine:
         return runs
 
     def coverage(
-        self, problem: Problem, inputs: Sequence[Any], limits: Limits | None = None
+        self,
+        problem: Problem,
+        inputs: Sequence[Any],
+        limits: Limits | None = None,
+        charge: CpuCharge | None = None,
     ) -> list[frozenset]:
         """Per input, the reference's own lines and arcs it executes (empty where it raised or timed out).
 
@@ -383,7 +392,7 @@ class Engine:
         valid), so line numbers are those of ``problem.reference``.
         """
         runs = self.run_inputs(
-            problem, inputs, code=problem.reference, limits=limits or TRACE_LIMITS, trace=True
+            problem, inputs, code=problem.reference, limits=limits or TRACE_LIMITS, trace=True, charge=charge
         )
         return [run.coverage or frozenset() for run in runs]
 
@@ -497,6 +506,7 @@ class Engine:
         on_verdict: Callable[[int, Verdict], None] | None = None,
         *,
         details: bool | None = None,
+        charge: CpuCharge | None = None,
     ) -> list[Verdict]:
         """Run every job in the sandbox; always one Verdict per job, in order.
 
@@ -508,7 +518,8 @@ class Engine:
         re-run's verdict stands.  ``self.reruns`` then says how many there were
         and how many verdicts changed.  ``details`` overrides the engine's
         ``test_details`` for these jobs (False: stop each at its first failing
-        test, which the verdict keeps).
+        test, which the verdict keeps).  ``charge`` adds what each sandbox job
+        cost, its re-run included (``execution.charge``).
         """
         raw = [self._job(job.problem, job.code, self.limits, f"{job.task_id}#{job.index}") for job in jobs]
         verdicts: list[Verdict | None] = [None] * len(jobs)
@@ -540,6 +551,8 @@ class Engine:
                 progress(1)
 
         def done(index: int, reply: WorkerReply) -> None:
+            if charge is not None:
+                charge.add(raw[index], reply)
             verdict = judged(index, reply)
             if self.rerun_timeouts and verdict.status == "timeout":
                 first[index] = verdict  # final after its re-run
@@ -552,6 +565,8 @@ class Engine:
 
             def again(position: int, reply: WorkerReply) -> None:
                 index = order[position]
+                if charge is not None:
+                    charge.add(raw[index], reply)
                 verdict = judged(index, reply)
                 if verdict.status != first[index].status:
                     self.reruns.changed += 1

@@ -25,7 +25,8 @@ in parallel, resumable) does the EvalPlus/EvoEval recipe:
    stops when it is **saturated**: the last ``saturation`` valid inputs
    added no line, arc or kill
    (:mod:`benchmorph.testgen.saturation`); or at ``per_problem`` valid new
-   inputs, after ``budget_s`` seconds, at ``suite_time_s`` of reference time,
+   inputs, after ``budget_s`` CPU seconds of its own (sandbox and host), at
+   ``suite_time_s`` of reference time,
    or when mutation runs dry.  The result says which (``stopped``).
 5. **Reduction** (``reduce=True``): a greedy set cover keeps the fewest new
    inputs that, with the base tests, still execute every line and branch arc
@@ -68,6 +69,7 @@ from benchmorph.data import values
 from benchmorph.data.formats.evalplus import insert_contract, reference_with_contract
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.data.storage import space_for
+from benchmorph.execution.charge import CpuCharge
 from benchmorph.execution.engine import Engine, InputRun
 from benchmorph.execution.limits import REFERENCE_LIMITS
 from benchmorph.execution.verdicts import oracle_accepts
@@ -82,7 +84,9 @@ from benchmorph.testgen.types import Signature, infer_signature
 
 # Bump when what augment_problem produces for the same problem and options changes: journals then miss.
 # 2: the search stops at saturation; mutants are run on each batch of new inputs, not on all at the end.
-TESTGEN_PROTOCOL = 2
+# 3: the budget counts the problem's own CPU seconds (sandbox and host), not wall seconds.
+# 4: int.constant and args.swap in the mutator; the reduction's exact cover is a branch and bound.
+TESTGEN_PROTOCOL = 4
 # The message the contract's asserts raise in a checked reference, so a contract rejection is told
 # apart from the reference raising on its own.
 CONTRACT_MARK = "benchmorph: input outside the contract"
@@ -95,6 +99,10 @@ MIN_BATCH = 4
 MAX_BATCH = 2000
 # How much slower a reference runs traced (sys.settrace, a call per line) than on its own: a first guess.
 TRACE_SLOWDOWN = 30
+# The search's last resort in wall seconds, as a multiple of ``budget_s`` (which counts CPU seconds): it
+# binds only where the problem's processes get under a thirtieth of a CPU, or its reference waits
+# without using the CPU (each such input is charged its time limit, see ``execution.charge``).
+BUDGET_WALL_FACTOR = 30
 
 
 @dataclass(frozen=True)
@@ -104,7 +112,11 @@ class AugmentOptions:
     ``saturation``: stop once this many valid new inputs in a row added no
     covered line or arc and killed no new mutant of the reference (None:
     search to the other bounds only); ``per_problem``: valid new inputs to
-    find at most; ``budget_s``: seconds of search per problem at most;
+    find at most; ``budget_s``: CPU seconds of search per problem at most
+    (the problem's own: its sandbox jobs' CPU seconds, validity runs and
+    measuring alike, plus its host thread's; so neither other problems
+    sharing the workers nor a busy machine use it up; ``BUDGET_WALL_FACTOR``
+    times it in wall seconds is the last resort);
     ``suite_time_s``: the most the new inputs may take on the reference
     together (keeps the suite quick to run); ``input_time_limit``: the most
     one candidate may take on the reference; ``max_value_bytes``: the most an
@@ -145,12 +157,15 @@ class AugmentResult:
     ``timeout``, ``too-large``, ``duplicate``, ``oracle``, ``unreadable``);
     ``found``: valid new inputs before the reduction; ``kept``: new tests in
     the result; ``stopped``: ``saturated`` (the last ``saturation`` valid
-    inputs added nothing), ``per-problem`` (found enough), ``budget`` (time
-    ran out), ``suite-time`` (the new inputs reached ``suite_time_s`` of
+    inputs added nothing), ``per-problem`` (found enough), ``budget`` (its
+    ``budget_s`` CPU seconds ran out), ``budget-wall`` (the wall-clock last
+    resort, ``BUDGET_WALL_FACTOR`` times ``budget_s``, ran out), ``suite-time`` (the new inputs reached ``suite_time_s`` of
     reference time), ``exhausted`` (mutation produced nothing new) or
     ``skipped``; ``last_novel``: how many valid new inputs had been found
     when the last one that added something came; ``search_s`` and
-    ``reduce_s`` split ``seconds``.  The coverage and mutant counts are the
+    ``reduce_s`` split ``seconds`` (wall); ``cpu_s`` is what the problem
+    cost in CPU seconds (its sandbox jobs and its host thread, the reduction
+    included), ``search_cpu_s`` the part the budget counts.  The coverage and mutant counts are the
     whole candidate set's, which the reduced suite keeps by construction;
     ``base_killed`` is what the base tests alone kill.
     """
@@ -169,6 +184,8 @@ class AugmentResult:
     seconds: float = 0.0
     search_s: float = 0.0
     reduce_s: float = 0.0
+    cpu_s: float = 0.0
+    search_cpu_s: float = 0.0
     coverage_items: int | None = None
     mutants: int | None = None
     killed: int | None = None
@@ -251,8 +268,8 @@ class _Search:
     ``seen`` set and the size check both reuse.
     """
 
-    def __init__(self, seeds: list[Any], sig: Signature, seed: int) -> None:
-        from benchmorph.testgen.mutation import Mutator, stdin_mutation_stream
+    def __init__(self, seeds: list[Any], sig: Signature, seed: int, reference: str = "") -> None:
+        from benchmorph.testgen.mutation import Mutator, code_constants, stdin_mutation_stream
 
         self.rng = random.Random(f"testgen:{seed}")
         self.seeds = seeds
@@ -261,7 +278,8 @@ class _Search:
         self.stream = stdin_mutation_stream(seeds, sig, seed) if sig.kind == "stdin" else None
         if self.stream is None:
             pools = [[args[i] for args in seeds if len(args) > i] for i in range(sig.arity)]
-            self.mutator = Mutator(sig, pools)
+            # The reference's integer literals and their neighbours: where its branches and mutants turn.
+            self.mutator = Mutator(sig, pools, constants=code_constants(reference))
 
     def batch(self, size: int, seen: set[str], misses: int = 2000) -> list[tuple[Any, str]]:
         """Up to ``size`` new candidates and their keys (not in ``seen``, which grows); fewer when
@@ -360,12 +378,25 @@ class _Problem:
         self.mutants: list[Mutant] = mutant_set(base, options.mutants, options.seed) if options.tracks else []
         self.novelty = Novelty(len(self.mutants), options.saturation) if options.tracks else None
         self.suite_time = 0.0  # reference seconds of the valid new inputs
-        self._timing = [0, 0.0]  # candidates judged in timed rounds, and the seconds those rounds took
+        # What the problem's sandbox jobs cost, and its host thread's CPU clock at the start.
+        self.charge = CpuCharge()
+        self.host_started = time.thread_time()
+        self._timing = [0, 0.0]  # candidates judged in timed rounds, and the CPU seconds those rounds cost
         self._guess: float | None = None
 
     @property
+    def spent(self) -> float:
+        """CPU seconds the problem has cost so far: its sandbox jobs' and its own host thread's.
+
+        Not wall seconds: the problem's jobs wait behind other problems' on
+        the shared workers, and on a busy machine for a CPU, and neither
+        should shorten its search.
+        """
+        return self.charge.seconds + (time.thread_time() - self.host_started)
+
+    @property
     def per_candidate(self) -> float | None:
-        """Wall seconds a judged candidate has cost so far (mutation, sandbox, measuring), or a guess."""
+        """CPU seconds a judged candidate has cost so far (mutation, sandbox, measuring), or a guess."""
         count, seconds = self._timing
         return seconds / count if count else self._guess
 
@@ -419,7 +450,9 @@ class _Problem:
         if not batch:
             return []
         inputs = [candidate.args for candidate in batch]
-        runs = self.engine.run_inputs(self.base, inputs, code=self.code, limits=self.limits)
+        runs = self.engine.run_inputs(
+            self.base, inputs, code=self.code, limits=self.limits, charge=self.charge
+        )
         valid: list[_Candidate] = []
         for position, (candidate, run) in enumerate(zip(batch, runs, strict=True)):
             full = needed is not None and len(valid) >= needed
@@ -443,7 +476,7 @@ class _Problem:
         if novelty is None or not tests:
             return
         inputs = [test.input for test in tests]
-        coverage = self.engine.coverage(self.base, inputs)
+        coverage = self.engine.coverage(self.base, inputs, charge=self.charge)
         alive = novelty.alive
         kills: dict[int, list[int]] = {}
         if alive and self.base.kind != "stdin":
@@ -451,7 +484,9 @@ class _Problem:
             # To its first failure only: the first test to kill a mutant is all the saturation and
             # the reduction need, and a killed mutant's other tests (timeouts among them) are not run.
             alive_mutants = [[self.mutants[number] for number in alive]]
-            results = mutant_kills([batch], alive_mutants, self.engine, first_failure=True)[0]
+            results = mutant_kills(
+                [batch], alive_mutants, self.engine, first_failure=True, charge=self.charge
+            )[0]
             kills = {number: sorted(found.killers) for number, found in zip(alive, results, strict=True)}
         novelty.add(coverage, kills, base=base)
 
@@ -470,7 +505,8 @@ class _Problem:
         if not wanted or not new_tests:
             return novelty.items
         batch = self.base.model_copy(update={"tests": new_tests})
-        found = mutant_kills([batch], [[self.mutants[number] for number in wanted]], self.engine)[0]
+        wanted_mutants = [[self.mutants[number] for number in wanted]]
+        found = mutant_kills([batch], wanted_mutants, self.engine, charge=self.charge)[0]
         items = [set(achieved) for achieved in novelty.items]
         for number, kills in zip(wanted, found, strict=True):
             for index in kills.killers:
@@ -564,7 +600,7 @@ def augment_problem(
     seeds = [test.input for test in keep_always] + [candidate.args for candidate in found]
     if not seeds:
         return _skip(base, "no input runs on the reference: nothing to start the search from", started)
-    search = _Search(seeds, sig, options.seed)
+    search = _Search(seeds, sig, options.seed, base.reference)
     search.valid = [candidate.args for candidate in found]
     novelty = state.novelty
     while len(found) < options.per_problem:
@@ -574,9 +610,12 @@ def augment_problem(
         if state.suite_time >= options.suite_time_s:
             result.stopped = "suite-time"
             break
-        left = options.budget_s - (time.monotonic() - started)
+        left = options.budget_s - state.spent
         if left <= 0:
             result.stopped = "budget"
+            break
+        if time.monotonic() - started >= BUDGET_WALL_FACTOR * options.budget_s:
+            result.stopped = "budget-wall"
             break
         needed = options.per_problem - len(found)
         wanted = needed
@@ -589,20 +628,21 @@ def augment_problem(
         kept_share = run / result.tried if result.tried else 1.0
         size = max(MIN_BATCH, min(MAX_BATCH, math.ceil(wanted / max(rate * kept_share, 0.05) * 1.1)))
         # A batch is not interrupted, so the budget bounds the search only if a batch fits in what is
-        # left: sized by the seconds a candidate has cost so far (first, by a guess from the base
+        # left: sized by the CPU seconds a candidate has cost so far (first, by a guess from the base
         # tests' reference times).  The cap binds only where candidates are slow (about 5 ms or more
-        # each): there, as with the budget, how many inputs are found depends on the machine's speed.
+        # each): there, as with the budget, how many inputs are found depends on the CPU's speed, not
+        # on how busy the machine is.
         if state.per_candidate is None:
             size = min(size, FIRST_BATCH)
         else:
             size = min(size, max(MIN_BATCH, int(left / 2 / state.per_candidate)))
-        round_started = time.monotonic()
+        round_started = state.spent
         before = result.tried
         batch = state.screen(search.batch(size, state.seen), "mutation")
         # Past what reaching the window needs, valid inputs are not measured: saturation may come first.
         valid = state.check(batch, wanted)
         add(valid)
-        state.timed(result.tried - before, time.monotonic() - round_started)
+        state.timed(result.tried - before, state.spent - round_started)
         search.valid.extend(candidate.args for candidate in valid)
         if search.exhausted:
             result.stopped = "exhausted" if len(found) < options.per_problem else "per-problem"
@@ -612,6 +652,7 @@ def augment_problem(
     result.found = len(found)
     result.rejected = dict(sorted(state.rejected.items()))
     result.search_s = time.monotonic() - started
+    result.search_cpu_s = state.spent
 
     result.base_tests = len(keep_always)
     final = base.model_copy(update={"tests": keep_always + [_test(candidate) for candidate in found]})
@@ -632,6 +673,7 @@ def augment_problem(
     result.kept = len(final.tests) - len(keep_always)
     result.seconds = time.monotonic() - started
     result.reduce_s = result.seconds - result.search_s
+    result.cpu_s = state.spent
     result.origins = dict(Counter(test.origin for test in final.tests))
     return result
 

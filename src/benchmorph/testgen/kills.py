@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from benchmorph.data.models import Problem, Verdict
+from benchmorph.execution.charge import CpuCharge
 from benchmorph.execution.engine import Engine, Job
 from benchmorph.testgen.mutants import Mutant
 
@@ -59,13 +60,15 @@ def mutant_kills(
     progress: Callable[[int], None] | None = None,
     *,
     first_failure: bool = False,
+    charge: CpuCharge | None = None,
 ) -> list[list[MutantKills]]:
     """Per problem (prepared: every test has its expected output), what each of its mutants is killed by.
 
     All problems' mutants go to the engine in one batch, so the workers stay busy.
     ``first_failure``: each mutant stops at the first test that kills it, and
     that test is its only killer known: enough to tell killed from alive and
-    which test killed it first, for a fraction of the runs.
+    which test killed it first, for a fraction of the runs.  ``charge`` adds
+    what the sandbox jobs cost (``execution.charge``).
     """
     jobs: list[Job] = []
     owners: list[tuple[int, int]] = []
@@ -73,7 +76,7 @@ def mutant_kills(
         for index, mutant in enumerate(found):
             jobs.append(Job(problem, mutant.code, f"{problem.id}#mutant", index))
             owners.append((number, index))
-    verdicts = engine.evaluate(jobs, progress, details=not first_failure) if jobs else []
+    verdicts = engine.evaluate(jobs, progress, details=not first_failure, charge=charge) if jobs else []
     result: list[list[MutantKills]] = [[] for _ in problems]
     for (number, index), verdict in zip(owners, verdicts, strict=True):
         result[number].append(MutantKills(mutants[number][index], killers(verdict)))

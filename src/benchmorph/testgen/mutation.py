@@ -12,7 +12,11 @@ Rules, by type (each has a name such as ``int.negate``; :data:`RULES` lists them
 
 - ``int``: ±1, 0, negation, the observed min and max and one past them, a
   random value in the observed range, ±10**k up to a few digits past the largest
-  observed magnitude, another pool value;
+  observed magnitude, another pool value; and, where the caller gives the
+  reference's own integer literals (``Mutator(constants=...)``, see
+  :func:`code_constants`), one of them or one next to it (``int.constant``):
+  the values a reference compares with are where its branches and off-by-one
+  slips sit;
 - ``float``: the same, plus ±small deltas, halving/doubling, rounding; NaN and
   ±inf only when the pool holds them (a NaN input where the parent never had
   one tests nothing the task promised);
@@ -23,7 +27,8 @@ Rules, by type (each has a name such as ``int.negate``; :data:`RULES` lists them
 - ``list`` and ``tuple[T, ...]``: append and insert (an item mutated from a pool
   item), remove, shuffle, reverse, sort, splice with another pool value,
   duplicate, empty, mutate one item (recursively);
-- ``tuple[A, B]``: mutate one position, swap two positions of one type;
+- ``tuple[A, B]``: mutate one position, swap two positions of one type (and,
+  for a call, two arguments of one type: ``args.swap``, :data:`ARGS_SWAP`);
 - ``set``/``frozenset``: add, remove, splice, empty, replace an item;
 - ``dict``: add, remove, re-key, change a value, reorder, splice, empty;
 - unions: mutate within the branch the value belongs to.
@@ -39,6 +44,7 @@ seed gives the same stream in every process.
 
 from __future__ import annotations
 
+import ast
 import copy
 import math
 import random
@@ -72,6 +78,7 @@ __all__ = [
     "Mutator",
     "Profile",
     "build_profile",
+    "code_constants",
     "input_key",
     "mutate_args",
     "mutate_value",
@@ -111,6 +118,7 @@ class Profile:
     chars: set[str] = field(default_factory=set)
     max_len: int = 0
     children: dict[Any, Profile] = field(default_factory=dict)
+    constants: tuple[int, ...] = ()  # the code's integer literals and their neighbours (``int.constant``)
     _alphabet: str | None = None
 
     def child(self, key: Any) -> Profile:
@@ -258,6 +266,12 @@ def _int_range(profile: Profile, rng: random.Random) -> int:
     if profile.int_min is None or profile.int_max is None or profile.int_min == profile.int_max:
         raise _Skip
     return rng.randint(profile.int_min, profile.int_max)
+
+
+def _int_constant(value: Any, t: TypeExpr, rng: random.Random, profile: Profile) -> int:
+    if not profile.constants:
+        raise _Skip
+    return rng.choice(profile.constants)
 
 
 INT_RULES: dict[str, Rule] = {
@@ -705,7 +719,7 @@ _WEIGHTS = {
 RULES: dict[str, tuple[str, ...]] = {
     family: tuple(rules)
     for family, rules in (
-        ("int", INT_RULES),
+        ("int", {**INT_RULES, "int.constant": _int_constant}),  # the last only given constants
         ("float", FLOAT_RULES),
         ("bool", BOOL_RULES),
         ("complex", COMPLEX_RULES),
@@ -756,6 +770,8 @@ def _mutate(value: Any, t: TypeExpr, rng: random.Random, profile: Profile, depth
             raise _Skip
         return _mutate(value, branch, rng, profile.child(branch), depth)
     rules = _rules_for(t, value)
+    if profile.constants and rules is INT_RULES:
+        rules = {**rules, "int.constant": _int_constant}
     if not rules or depth > 40:
         raise _Skip
     names = list(rules)
@@ -789,6 +805,7 @@ def mutate_value(
     pool: Sequence[Any] = (),
     *,
     applied: list[str] | None = None,
+    constants: Sequence[int] = (),
 ) -> Any:
     """A mutant of ``value`` (of type ``t``), admitted by ``t``; ``value`` itself is left alone.
 
@@ -796,8 +813,9 @@ def mutate_value(
     alphabet and splice partners come from it (and from ``value``).  When no
     rule applies (``None``, a list only ever seen empty) a copy of ``value``
     comes back.  ``applied``, when given, receives the names of the rules used.
+    ``constants``: integers an ``int`` in ``value`` may become (``int.constant``).
     """
-    profile = build_profile(t, [*pool, value])
+    profile = _share_constants(build_profile(t, [*pool, value]), tuple(constants))
     return _mutate_checked(copy.deepcopy(value), t, rng, profile, applied)
 
 
@@ -826,17 +844,72 @@ def _mutate_checked(
         _LOG.reset(token)
 
 
+# The most code constants an ``int.constant`` rule draws from (the smallest in magnitude).
+MAX_CONSTANTS = 64
+
+
+def code_constants(source: str, most: int = MAX_CONSTANTS) -> tuple[int, ...]:
+    """The integer literals of ``source``, each with its negation and the values one either side.
+
+    A fuzzer's dictionary: the values code compares with and counts to are
+    where its branches turn, and where a mutant's off-by-one shows (HumanEval/76's
+    ``n == -1`` branch is told from its ``abs(x) == 2`` mutant only at ``n = -1``,
+    ``|x| = 2``, which random steps from the seeds rarely reach together).
+    Booleans are not integers here; the ``most`` smallest in magnitude are kept.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        sign = 1
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # ``-1`` is a literal too
+            node, sign = node.operand, -1
+        if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) < 10**9:
+            value = sign * node.value
+            found.update((value, value - 1, value + 1, -value))
+    return tuple(sorted(found, key=lambda value: (abs(value), value))[:most])
+
+
+def _share_constants(profile: Profile, constants: tuple[int, ...]) -> Profile:
+    profile.constants = constants
+    for child in profile.children.values():
+        _share_constants(child, constants)
+    return profile
+
+
+# How often a call's mutation swaps two arguments of one type instead (``args.swap``): where
+# arguments play symmetric roles (a triangle's sides, a range's ends) the reference often checks each
+# arrangement in a branch of its own, and the base tests rarely try more than one of them.
+ARGS_SWAP = 0.1
+
+
 class Mutator:
     """Mutates argument lists of one problem; the pools' profiles are built once.
 
     ``pools[i]`` holds the observed values of argument ``i`` (a missing or empty
     pool is fine: bounds then come from the value being mutated).
+    ``constants``: integers an ``int`` anywhere in an argument may become
+    (``int.constant``; e.g. :func:`code_constants` of the reference).
     """
 
-    def __init__(self, sig: Signature, pools: Sequence[Sequence[Any]] = ()) -> None:
+    def __init__(
+        self,
+        sig: Signature,
+        pools: Sequence[Sequence[Any]] = (),
+        constants: Sequence[int] = (),
+        *,
+        swap: bool = True,
+    ) -> None:
         self.sig = sig
+        self.swap = swap  # args.swap (off for a stdin input's lines, records in their places)
+        self.constants = tuple(constants)
         self.pools = [list(pools[i]) if i < len(pools) else [] for i in range(sig.arity)]
-        self.profiles = [build_profile(t, self.pools[i]) for i, (_, t) in enumerate(sig.params)]
+        self.profiles = [
+            _share_constants(build_profile(t, self.pools[i]), self.constants)
+            for i, (_, t) in enumerate(sig.params)
+        ]
 
     def mutate_args(
         self, args: Sequence[Any], rng: random.Random, applied: list[str] | None = None
@@ -850,6 +923,20 @@ class Mutator:
         positions = list(range(min(len(result), self.sig.arity)))
         if not positions:
             return result
+        if self.swap and len(positions) > 1 and rng.random() < ARGS_SWAP:
+            pairs = [
+                (i, j)
+                for i in positions
+                for j in positions[i + 1 :]
+                if self.sig.params[i][1] == self.sig.params[j][1]
+                and input_key(result[i]) != input_key(result[j])
+            ]
+            if pairs:
+                i, j = rng.choice(pairs)
+                result[i], result[j] = result[j], result[i]
+                if applied is not None:
+                    applied.append("args.swap")
+                return result
         count = 1 if len(positions) == 1 or rng.random() < 0.7 else rng.randint(2, len(positions))
         order = rng.sample(positions, len(positions))
         changed = False
@@ -857,7 +944,11 @@ class Mutator:
             if step >= count and changed:
                 break
             t = self.sig.params[index][1]
-            profile = self.profiles[index] if self.pools[index] else build_profile(t, [result[index]])
+            profile = (
+                self.profiles[index]
+                if self.pools[index]
+                else _share_constants(build_profile(t, [result[index]]), self.constants)
+            )
             before = input_key(result[index])
             result[index] = _mutate_checked(result[index], t, rng, profile, applied)
             changed = changed or input_key(result[index]) != before
@@ -972,7 +1063,7 @@ def stdin_mutation_stream(
         required=0,
     )
     pools = [[values[i] for values in seeds if len(values) > i] for i in range(len(sig.lines))]
-    mutator = Mutator(lines_sig, pools)
+    mutator = Mutator(lines_sig, pools, swap=False)
     varying = sig.line_counts[0] != sig.line_counts[1]
     seen = {input_key(render_stdin(values)) for values in seeds} | {input_key(text) for text in seed_texts}
     produced: list[list[Any]] = []

@@ -178,7 +178,8 @@ class AugmentedTests:
     problems: int
     new_tests: int
     built: bool
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall
+    cpu_seconds: float = 0.0  # every problem's own CPU seconds (what ``augment_budget_s`` bounds)
 
 
 def augment_options(per_problem: int, budget_s: float, seed: int) -> Any:
@@ -220,6 +221,7 @@ def build_augmented(
             "problems": len(augmented),
             "new_tests": sum(result.kept for result in results),
             "seconds": round(seconds, 3),
+            "cpu_s": round(sum(result.cpu_s for result in results), 3),
         }
 
         def write(staging: Path) -> None:
@@ -237,4 +239,5 @@ def build_augmented(
         new_tests=int(meta["new_tests"]),
         built=built,
         seconds=float(meta.get("seconds", 0.0)),
+        cpu_seconds=float(meta.get("cpu_s", 0.0)),
     )

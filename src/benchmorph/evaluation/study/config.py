@@ -58,7 +58,7 @@ class StudyConfig(BaseModel):
     )
     augment_tests: bool = Field(False, description="Augment the originals' tests (test rigour finding).")
     augment_per_problem: int = Field(1000, ge=1, description="Valid new inputs to find per problem.")
-    augment_budget_s: float = Field(20.0, ge=0.0, description="Seconds of test search per problem.")
+    augment_budget_s: float = Field(20.0, ge=0.0, description="CPU seconds of test search per problem.")
 
     # who is measured, and how
     baseline: list[str] = Field(

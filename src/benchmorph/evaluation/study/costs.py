@@ -25,7 +25,7 @@ PRIOR_BUILD_PER_PROBLEM = {"mine": 0.15, "metamorphic": 0.2, "evolve": 0.15}
 PRIOR_BUILD_PER_PROBLEM_LLM = 30.0  # an LLM family: several generator and solver answers per problem
 PRIOR_YIELD = {"mine": 0.11, "evolve": 0.5}  # variants per problem (HumanEval, rules)
 PRIOR_METAMORPHIC_ACCEPT = 0.97  # of K variants per seed
-PRIOR_AUGMENT_PER_PROBLEM = 3.0  # seconds of one worker per problem (README: 445 s for 164 problems)
+PRIOR_AUGMENT_PER_PROBLEM = 3.0  # CPU seconds (of one worker) per problem (README: 445 s for 164 problems)
 PRIOR_SECONDS_PER_VERDICT = 0.05
 PRIOR_SECONDS_PER_ANSWER = 3.0
 PRIOR_RUN_OVERHEAD = 0.4  # per run directory: prepare (cached), write the files, load them for the report
@@ -63,7 +63,8 @@ class Costs:
         default_factory=dict
     )  # transform|benchmark|offline/llm -> seconds/problem
     yields: dict[str, Rate] = field(default_factory=dict)  # same keys -> (variants, problems)
-    augment: Rate = field(default_factory=Rate)  # seconds per problem
+    # CPU seconds per problem (one worker's, like augment_budget_s; older files' wall seconds are not read)
+    augment: Rate = field(default_factory=Rate)
     runs: Rate = field(default_factory=Rate)  # overhead per run directory
     start: Rate = field(default_factory=Rate)  # a study's fixed cost
 
@@ -77,7 +78,7 @@ class Costs:
             "verdicts": rate(self.verdicts),
             "builds": {key: rate(value) for key, value in self.builds.items()},
             "yields": {key: rate(value) for key, value in self.yields.items()},
-            "augment": rate(self.augment),
+            "augment_cpu": rate(self.augment),
             "runs": rate(self.runs),
             "start": rate(self.start),
         }
@@ -97,7 +98,7 @@ class Costs:
             verdicts=rate(data.get("verdicts")),
             builds={key: rate(value) for key, value in (data.get("builds") or {}).items()},
             yields={key: rate(value) for key, value in (data.get("yields") or {}).items()},
-            augment=rate(data.get("augment")),
+            augment=rate(data.get("augment_cpu")),
             runs=rate(data.get("runs")),
             start=rate(data.get("start")),
         )

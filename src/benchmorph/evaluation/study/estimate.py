@@ -209,6 +209,9 @@ def estimate_plan(
         else "counted while building the LLM sets (an earlier build's answers come from the cache)"
     )
     if config.augment_tests:
+        # augment_budget_s bounds a problem's own CPU seconds, so the rate is CPU seconds per problem
+        # too (one worker's); the problems share the workers, so the stage's wall is their sum over
+        # the workers (on an otherwise idle machine: a busy one takes longer, the CPU seconds do not).
         measured_augment = costs.augment.per_unit
         source = "measured" if measured_augment is not None else "prior"
         each = measured_augment if measured_augment is not None else priors.PRIOR_AUGMENT_PER_PROBLEM

@@ -475,7 +475,7 @@ def _record_costs(
             merge(costs.builds.setdefault(key, Rate()), variant_set.seconds, problems)
             merge(costs.yields.setdefault(key, Rate()), float(variant_set.variants), problems)
     if result.augmented is not None and result.augmented.built:
-        merge(costs.augment, result.augmented.seconds, problems)
+        merge(costs.augment, result.augmented.cpu_seconds, problems)
     for description, seconds, answers, verdicts in stages.timings:
         if description.startswith("generate ") and answers:
             model = description.removeprefix("generate ")
