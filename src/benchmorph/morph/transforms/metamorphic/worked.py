@@ -131,6 +131,14 @@ def choose(
         if is_edge(args, value) and key not in seen and _size(args) <= MAX_ARGUMENTS_TEXT:
             shown.append(Shown(args, value, edge=True))
             seen.add(key)
+    if len(scan.examples) == 1 and not shown:
+        # The parent's only example may be the one that settles a reading (Mbpp/400's reversed pair counts
+        # apart): its input stays, answered by the reference, in the variant's style (review24d).
+        only = scan.examples[0]
+        key = _key(list(only.args))
+        if key in outputs and _size(only.args) <= MAX_ARGUMENTS_TEXT:
+            shown.append(Shown(tuple(only.args), outputs[key]))
+            seen.add(key)
     parent_inputs = {_key(list(e.args)) for e in scan.examples}
     parent_tokens = [_tokens(list(e.args)) for e in scan.examples]
     shapes = _usual_shapes(parent)
