@@ -78,18 +78,23 @@ def _plain(words: str) -> bool:
 
 # Words that make a noun phrase more than a plain noun: a quantifier ("all divisors") or a superlative
 # ("the largest contiguous sublist"), which "its"/"'s" cannot carry ("its all divisors", "the greatest's sum").
-_NOT_SIMPLE = frozenset(
-    "all every each any some no both many several few most least more less max min maximum minimum first last "
-    "only".split()
-)
+_NOT_SIMPLE = frozenset("all every each any some no both many several few more less".split())
 
 
-def simple_phrase(words: str) -> bool:
-    """Whether ``words`` is a plain noun phrase the possessive or "its" may own: no quantifier, no superlative,
-    no coordination."""
+_SUPERLATIVES = frozenset("most least max min maximum minimum first last only".split())
+
+
+def simple_phrase(words: str, superlative: bool = False) -> bool:
+    """Whether ``words`` is a plain noun phrase the possessive or "its" may own: no quantifier, no
+    coordination, and no superlative unless ``superlative`` ("its minimum" reads; "the greatest's sum" does
+    not)."""
     tokens = words.lower().split()
+
+    def is_superlative(token: str) -> bool:
+        return token in _SUPERLATIVES or (len(token) > 4 and token.endswith("est"))
+
     return bool(tokens) and not any(
-        token in _NOT_SIMPLE or token in ("and", "or") or (len(token) > 4 and token.endswith("est"))
+        token in _NOT_SIMPLE or token in ("and", "or") or (not superlative and is_superlative(token))
         for token in tokens
     )
 
@@ -186,7 +191,7 @@ def front_container(text: str, choice: int, show: Callable[[str], str]) -> str |
         if prep == "of":
             owner = "its" if number == "singular" else "their"
             head = re.fullmatch(rf"(?P<pre>the\s+{_WORD}(?:\s+{_WORD})?\s+of\s+)?(?:the\s+)?(?P<n>.+)", obj)
-            if head is None or not _plain(head.group("n")) or not simple_phrase(head.group("n")):
+            if head is None or not _plain(head.group("n")) or not simple_phrase(head.group("n"), True):
                 return None  # "its all divisors" (review24d: Mbpp/295): the sentence is left as it is
             if not (head.group("pre") or obj.startswith("the ") or len(obj.split()) == 1):
                 return None
