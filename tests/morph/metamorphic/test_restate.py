@@ -196,8 +196,9 @@ def test_a_sentence_told_only_in_a_new_frame_is_not_turned_round() -> None:
     assert not retell(mask("Return maximum element in the list."), 1, "HumanEval/35").turned
     assert retell(mask("Return maximum element in the list."), 0, "HumanEval/35").turned
     question = mask("Check if two words have the same characters.")
-    told = [retell(question, choice, "HumanEval/54") for choice in range(7)]
-    assert [t.turned for t in told].count(True) == 2  # the two question templates
+    told = [retell(question, choice, "HumanEval/54") for choice in range(6)]
+    # the question template ("...? The function decides." is gone: review24d)
+    assert [t.turned for t in told].count(True) == 1
     moved = mask("Return True if a given number is prime, and False otherwise.")
     turned = {
         retell(moved, choice, "HumanEval/31").text: retell(moved, choice, "HumanEval/31").turned

@@ -31,7 +31,7 @@ from benchmorph.morph.transforms.metamorphic.lexicon import (
     pick,
     third_person,
 )
-from benchmorph.morph.transforms.metamorphic.restate import front_container, invert, restate
+from benchmorph.morph.transforms.metamorphic.restate import front_container, invert, restate, simple_phrase
 
 PLACEHOLDER = re.compile(r"§(\d+)§")
 
@@ -275,7 +275,7 @@ SHAPES: tuple[Shape, ...] = (
         "check",
         _p(r"^(?:check|checks|test|determine|evaluate|find)\s+(?:if|whether)\s+(?P<c>.+?)(?:\s+or\s+not)?\.?$"),
         ("Determine whether {c}.", "Decide if {c}.", "Work out whether {c}.", "Report whether {c}.",
-         "Find out whether {c}.", "{Q}? The function decides.", "Answer one question: {q}?"),
+         "Find out whether {c}.", "Answer one question: {q}?"),
     ),
     Shape(
         "assume",
@@ -607,6 +607,12 @@ def possessive(text: str) -> str:
         ):
             return match.group(0)
         if any(word in ("of", "and", "or", "the", "a", "an") for word in (noun + " " + owner).split()):
+            return match.group(0)
+        if not simple_phrase(noun) or not simple_phrase(owner):
+            return match.group(0)
+        if re.match(r"\s+(?:and|or)\b", text[match.end() :]):
+            # "the sum of the largest and smallest value": the owner is coordinated, "the largest's sum and
+            # smallest value" would split it (review24d: Mbpp/476).
             return match.group(0)
         return f"{match.group('det')} {owner}'s {noun}"
 

@@ -123,9 +123,10 @@ PHRASES: tuple[Entry, ...] = _entries(
         "integer": ("integer value",),
         "integers": ("integer values",),
         "an integer": ("an integer value",),
-        "characters": ("symbols", "chars"),
-        "character": ("symbol", "char"),
-        "a character": ("a symbol", "a char"),
+        # Not "symbols": a symbol reads as punctuation, narrower than any character.
+        "characters": ("chars",),
+        "character": ("char",),
+        "a character": ("a char",),
         "inputs": ("arguments",),
         "the output": ("the result", "the answer"),
         "the result": ("the outcome", "the answer"),
@@ -153,7 +154,9 @@ PHRASES: tuple[Entry, ...] = _entries(
         "ascending": ("increasing",),
         "decreasing": ("descending",),
         "descending": ("decreasing",),
-        "consecutive": ("successive", "adjacent", "neighbouring"),
+        # Not "neighbouring": "contains consecutive numbers" (a run of integers) would read "has an adjacent
+        # pair" (review24d: Mbpp/472); "consecutive numbers/integers" stays (KEEP).
+        "consecutive": ("successive", "adjacent"),
         "adjacent": ("neighbouring", "consecutive"),
         "begins with": ("starts with",),
         "starts with": ("begins with",),
@@ -167,7 +170,6 @@ PHRASES: tuple[Entry, ...] = _entries(
         "lower case": ("lowercase",),
         "uppercase": ("upper-case",),
         "lowercase": ("lower-case",),
-        "whitespaces": ("whitespace characters",),
         "count the number of": ("count up the", "tally up the"),
         "is equal to": ("equals",),
         "are equal to": ("equal",),
@@ -181,7 +183,6 @@ PHRASES: tuple[Entry, ...] = _entries(
         "similar to": ("like", "akin to"),
         "defined as follows": ("defined like this", "given by these rules"),
         "within": ("inside", "in"),
-        "multiple": ("several",),
         "representation": ("form",),
         "closest": ("nearest",),
         "closer": ("nearer",),
@@ -269,6 +270,9 @@ KEEP: frozenset[str] = frozenset(
         "integer array", "every two", "returned list", "returned tuple", "returned string",
         "returned value", "rolling maximum", "input lists", "the input lists", "input strings",
         "smallest to largest", "largest to smallest",
+        # Said as they are: "whitespace characters" would widen "whitespaces" to tabs and newlines where the
+        # reference removes only ' ' (review24d: Mbpp/800); "consecutive numbers" is a run of integers.
+        "whitespaces", "whitespace", "spaces", "consecutive numbers", "consecutive integers",
     )
 )  # fmt: skip
 # Phrases never replaced at the start of a sentence, where they open a structure the grammar reads

@@ -37,9 +37,9 @@ from benchmorph.morph.transforms.metamorphic.scenes import Noun
 
 # Synonyms of parts of function names.
 NAME_PARTS: dict[str, tuple[str, ...]] = {
-    "sum": ("total",), "count": ("tally", "how_many"), "find": ("locate", "get"), "is": ("check", "test"),
+    "sum": ("total",), "count": ("tally", "how_many"), "find": ("locate", "get"), "is": ("check", "verify"),
     "has": ("contains", "holds"), "max": ("largest", "peak"), "min": ("smallest", "lowest"),
-    "check": ("verify", "test"), "sort": ("order", "arrange"), "remove": ("drop", "strip"),
+    "check": ("verify", "confirm"), "sort": ("order", "arrange"), "remove": ("drop", "strip"),
     "get": ("fetch", "compute"), "extract": ("pull", "collect"), "add": ("combine", "plus"),
     "length": ("size",), "len": ("size",), "filter": ("select", "keep"), "unique": ("distinct",),
     "split": ("break", "divide"), "match": ("fit",), "dict": ("mapping",), "reverse": ("flip", "invert"),
@@ -393,4 +393,7 @@ def _function_name(
     candidate = re.sub(r"_+", "_", "_".join(deduped)).strip("_")
     if candidate == entry_point.lower() or not _free(candidate, used):
         candidate = f"{candidate}_for_{noun.name}" if noun is not None else f"{result}_{candidate}"
+    if candidate.startswith("test"):
+        # pytest collects a ``test*`` function, and a reader takes it for a unit test (review24d: test_happy).
+        return entry_point
     return candidate if _free(candidate, used) else entry_point

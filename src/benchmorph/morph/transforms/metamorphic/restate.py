@@ -76,6 +76,29 @@ def _plain(words: str) -> bool:
     return bool(tokens) and all(re.fullmatch(_WORD, token) and token not in _CLAUSE_WORDS for token in tokens)
 
 
+# Words that make a noun phrase more than a plain noun: a quantifier ("all divisors") or a superlative
+# ("the largest contiguous sublist"), which "its"/"'s" cannot carry ("its all divisors", "the greatest's sum").
+_NOT_SIMPLE = frozenset("all every each any some no both many several few more less".split())
+
+
+_SUPERLATIVES = frozenset("most least max min maximum minimum first last only".split())
+
+
+def simple_phrase(words: str, superlative: bool = False) -> bool:
+    """Whether ``words`` is a plain noun phrase the possessive or "its" may own: no quantifier, no
+    coordination, and no superlative unless ``superlative`` ("its minimum" reads; "the greatest's sum" does
+    not)."""
+    tokens = words.lower().split()
+
+    def is_superlative(token: str) -> bool:
+        return token in _SUPERLATIVES or (len(token) > 4 and token.endswith("est"))
+
+    return bool(tokens) and not any(
+        token in _NOT_SIMPLE or token in ("and", "or") or (not superlative and is_superlative(token))
+        for token in tokens
+    )
+
+
 def _container(phrase: str, show: Callable[[str], str]) -> str | None:
     """ "singular" or "plural" when ``phrase`` names a container a clause can go through (a determiner and
     a plain noun phrase ending in a container noun, or a woven input phrase), else None."""
@@ -168,14 +191,20 @@ def front_container(text: str, choice: int, show: Callable[[str], str]) -> str |
         if prep == "of":
             owner = "its" if number == "singular" else "their"
             head = re.fullmatch(rf"(?P<pre>the\s+{_WORD}(?:\s+{_WORD})?\s+of\s+)?(?:the\s+)?(?P<n>.+)", obj)
-            if head is None or not _plain(head.group("n")):
-                return None
+            if head is None or not _plain(head.group("n")) or not simple_phrase(head.group("n"), True):
+                return None  # "its all divisors" (review24d: Mbpp/295): the sentence is left as it is
             if not (head.group("pre") or obj.startswith("the ") or len(obj.split()) == 1):
                 return None
             simple = re.fullmatch(rf"(?:a|an|the)\s+{_WORD}(?:\s+{_WORD})?", y) and _plain(
                 y.split(None, 1)[1]
             )
-            if choice % 2 == 1 and simple and not head.group("pre") and y.split()[-1][-1:] != "s":
+            if (
+                choice % 2 == 1
+                and simple
+                and simple_phrase(y)
+                and not head.group("pre")
+                and y.split()[-1][-1:] != "s"
+            ):
                 # "the volume of a sphere" -> "a sphere's volume": the owner first, in the possessive.
                 return f"{verb_match.group('verb')} {y}'s {head.group('n')}{stop}"
             return f"{lead} {y} and {verb} {head.group('pre') or ''}{owner} {head.group('n')}{stop}"

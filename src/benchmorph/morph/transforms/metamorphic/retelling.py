@@ -73,11 +73,12 @@ def new_examples(
     names: Sequence[str] | None,
     offset: int = 0,
     shown_before: frozenset[str] = frozenset(),
+    keep_only: bool = False,
 ) -> Examples:
     """The worked examples retelling ``index`` shows (``names``: the parameters' new names, where the
     prompt shows them)."""
     wanted = max(MIN_EXAMPLES, min(3, len(scan.examples)))
-    shown = worked.choose(problem, scan, index, wanted, offset, shown_before)
+    shown = worked.choose(problem, scan, index, wanted, offset, shown_before, keep_only)
     taken = worked.parent_styles(scan, problem.prompt)
     style = worked.pick_style(taken, index, names is not None, problem.id, [s.value for s in shown])
     quote = '"' if any('"' in line for line in problem.prompt.splitlines() if ">>>" in line) else "'"

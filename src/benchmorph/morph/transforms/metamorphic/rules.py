@@ -294,7 +294,14 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
     assert not isinstance(renamed, str)  # returned inside the loop; mypy loses the narrowing after it
     names = [plan.params.get(name, name) for name in seed.params] if seed.named else None
     examples = new_examples(
-        problem, seed.described.scan, index, plan.entry_point, names, seed.offset, frozenset(seed.shown)
+        problem,
+        seed.described.scan,
+        index,
+        plan.entry_point,
+        names,
+        seed.offset,
+        frozenset(seed.shown),
+        keep_only=True,  # the parent's only example may be the one that settles a reading (Mbpp/400)
     )
     seed.shown.update(examples.inputs)
     if not examples.lines and seed.described.scan.examples:

@@ -104,6 +104,7 @@ def choose(
     wanted: int,
     seed: int = 0,
     shown_before: frozenset[str] = frozenset(),
+    keep_only: bool = False,
 ) -> list[Shown]:
     """The examples variant ``index`` shows: the parent's edge cases, then ``wanted`` in all from its tests.
 
@@ -113,7 +114,7 @@ def choose(
     Tests whose inputs the parent's examples show are used last; inputs too
     long to read are not used; among the rest, each variant starts at another
     place, so siblings show different examples, and a boolean answer is shown
-    both ways where the tests allow.
+    both ways where the tests allow.  ``keep_only``: a parent's only example is shown too.
     """
     shown: list[Shown] = []
     seen: set[str] = set()
@@ -130,6 +131,14 @@ def choose(
                 continue
         if is_edge(args, value) and key not in seen and _size(args) <= MAX_ARGUMENTS_TEXT:
             shown.append(Shown(args, value, edge=True))
+            seen.add(key)
+    if keep_only and len(scan.examples) == 1 and not shown:
+        # The parent's only example may be the one that settles a reading (Mbpp/400's reversed pair counts
+        # apart): its input stays, answered by the reference, in the variant's style (review24d).
+        only = scan.examples[0]
+        key = _key(list(only.args))
+        if key in outputs and _size(only.args) <= MAX_ARGUMENTS_TEXT:
+            shown.append(Shown(tuple(only.args), outputs[key]))
             seen.add(key)
     parent_inputs = {_key(list(e.args)) for e in scan.examples}
     parent_tokens = [_tokens(list(e.args)) for e in scan.examples]
