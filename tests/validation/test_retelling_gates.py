@@ -2,7 +2,8 @@
 
 The gates are registered quality checks that read ``rewording`` and ``siblings``, offered by a draft
 with ``retold=True`` and outputs kept; ``finalize_variants`` runs them and records their figures.  The
-constraint check is shown to reject rewrites seeded from real accepted retellings of HumanEval: each
+constraint check is shown to reject rewrites seeded from real accepted retellings of HumanEval (and of a
+few MBPP+ seeds): each
 drops, in turn, the counterpart of one of its parent's conditions, or swaps a meaning word.
 """
 
@@ -14,7 +15,7 @@ import pytest
 
 from benchmorph.data.models import Problem, TestCase, Variant
 from benchmorph.data.prompt import anatomy
-from benchmorph.data.registry import load_benchmark
+from benchmorph.data.registry import load_benchmark, select_problems
 from benchmorph.execution import Engine
 from benchmorph.morph.finalize import Draft, finalize_variants
 from benchmorph.morph.transforms.metamorphic.metamorphic import rules_drafts
@@ -32,6 +33,23 @@ def accepted(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Variant, Pr
     with Engine(workers=2, cache_root=tmp_path_factory.mktemp("engine")) as engine:
         parents = engine.prepare(load_benchmark("humaneval").problems).problems
     drafts, _, _ = rules_drafts(parents, 0, 5, True, 3)
+    return [(draft.variant, draft.parent) for draft in drafts]
+
+
+# MBPP+ seeds whose accepted retellings (K = 2, 3 retries) state a condition of the parent once: since
+# the 3-word phrase limit (review24d) HumanEval's retellings seed only 4 constraint-dropping rewrites.
+CONDITION_SEEDS = "Mbpp/66,Mbpp/436,Mbpp/582,Mbpp/588,Mbpp/605,Mbpp/744"
+
+
+@pytest.fixture(scope="module")
+def accepted_mbpp(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Variant, Problem]]:
+    """Retellings of :data:`CONDITION_SEEDS` the text gates accept, with their prepared parents."""
+    from paths import MBPP_PLUS
+
+    chosen = select_problems(load_benchmark("mbpp+", MBPP_PLUS).problems, tasks=CONDITION_SEEDS)
+    with Engine(workers=2, cache_root=tmp_path_factory.mktemp("engine-mbpp")) as engine:
+        parents = engine.prepare(chosen).problems
+    drafts, _, _ = rules_drafts(parents, 0, 2, True, 3)
     return [(draft.variant, draft.parent) for draft in drafts]
 
 
@@ -98,10 +116,10 @@ def test_renamed_names_are_mapped_back_before_measuring() -> None:
 
 
 def test_constraint_dropping_rewrites_seeded_from_accepted_retellings_are_rejected(
-    accepted: list[tuple[Variant, Problem]],
+    accepted: list[tuple[Variant, Problem]], accepted_mbpp: list[tuple[Variant, Problem]]
 ) -> None:
     seeded = rejected = 0
-    for variant, parent in accepted:
+    for variant, parent in accepted + accepted_mbpp:
         finding, figures = _check("constraints-kept", variant, parent)
         assert finding is None, (variant.id, finding)
         assert figures["conditions_kept"] == figures["conditions"]
@@ -125,7 +143,8 @@ def test_constraint_dropping_rewrites_seeded_from_accepted_retellings_are_reject
             assert found is not None, (variant.id, condition)
     print(f"seeded constraint-dropping rewrites: {seeded}, rejected: {rejected}")
     # Since the description gate (rev24) and the turned-round rule (review24c) few HumanEval retellings pass
-    # (13 seeded here at K = 5, 12 at K = 2 before the rule, 98 before the description gate).
+    # (13 seeded here at K = 5, 12 at K = 2 before the rule, 98 before the description gate; 4 since the
+    # 3-word phrase limit, with 11 from the MBPP+ seeds).
     assert seeded >= 10 and rejected == seeded
 
 
@@ -296,31 +315,45 @@ def test_a_one_sentence_description_that_keeps_the_parents_phrase_whole_fails() 
 
 
 def test_the_parents_sentence_with_synonyms_swapped_in_fails_however_short_its_runs() -> None:
-    """Mbpp/66's retelling changed every third word (no phrase of over 5 words kept, low BLEU) and is the
-    parent's sentence read with other words; Mbpp/293's turned the phrase round."""
+    """Mbpp/66's retelling changes every third word (no phrase of over 3 words kept, low BLEU) and is the
+    parent's sentence read with other words; Mbpp/293's turned the phrase round.  The generator's own
+    retellings kept "positive numbers in a list" and "a right angled triangle" whole, which the 3-word
+    phrase limit (review24d) now rejects by itself; "held in a list" and "the right angled triangle's"
+    keep the words and break the phrase."""
     from benchmorph.data.registry import load_benchmark as load
     from benchmorph.validation.checks.residual import MAX_DESCRIPTION_KEPT, MAX_DESCRIPTION_RUN
     from paths import MBPP_PLUS
 
     mbpp = load("mbpp+", MBPP_PLUS).by_id()
+    count = (
+        "\n\nFor example:\n>>> place_count([10, -2, -9, 40])\n2\n>>> place_count([3, 2, 3, 4, 2, 4, 2])\n"
+        '7\n"""\n'
+    )
+    side = (
+        "\n\nFor instance:\ncompute_otherside_rightangle(7, 15) returns 16.552945357\n"
+        'compute_otherside_rightangle(3, 4) returns 5.0\n"""\n'
+    )
     cases = {
-        "Mbpp/66": ("place_count", '"""\nThe function should count up the positive numbers in a list.\n\nFor example:\n'
-                    ">>> place_count([10, -2, -9, 40])\n2\n>>> place_count([3, 2, 3, 4, 2, 4, 2])\n7\n\"\"\"\n"),
-        "Mbpp/293": ("compute_otherside_rightangle", '"""\nWork out a right angled triangle\'s third side.\n\n'
-                     "For instance:\ncompute_otherside_rightangle(7, 15) returns 16.552945357\n"
-                     "compute_otherside_rightangle(3, 4) returns 5.0\n\"\"\"\n"),
+        "swapped": ("Mbpp/66", "place_count", '"""\nThe function should count up the positive numbers held in a list.' + count),
+        "swapped, phrase kept": ("Mbpp/66", "place_count", '"""\nThe function should count up the positive numbers in a list.' + count),
+        "turned": ("Mbpp/293", "compute_otherside_rightangle", '"""\nWork out the right angled triangle\'s third side.' + side),
+        "turned, phrase kept": ("Mbpp/293", "compute_otherside_rightangle", '"""\nWork out a right angled triangle\'s third side.' + side),
     }  # fmt: skip
     found = {}
-    for task, (entry, prompt) in cases.items():
+    for case, (task, entry, prompt) in cases.items():
         parent = mbpp[task]
         variant = Variant(
             **parent.model_dump(exclude={"id", "prompt", "entry_point"}), id=f"{task}/meta-0", prompt=prompt,
             entry_point=entry, parent_id=task, transform="metamorphic", provenance={"renames": {}},
         )  # fmt: skip
-        found[task] = _check("residual-description", variant, parent)
-    finding, figures = found["Mbpp/66"]
+        found[case] = _check("residual-description", variant, parent)
+    for case, run in (("swapped, phrase kept", 5), ("turned, phrase kept", 4)):
+        finding, figures = found[case]
+        assert figures["residual_description_run"] == run > MAX_DESCRIPTION_RUN
+        assert finding is not None and f"a phrase of {run} of the parent's words" in finding.reason
+    finding, figures = found["swapped"]
     assert figures["residual_description_run"] <= MAX_DESCRIPTION_RUN
     assert finding is not None and "in their order" in finding.reason
     assert figures["residual_description_kept"] > MAX_DESCRIPTION_KEPT
-    finding, figures = found["Mbpp/293"]
+    finding, figures = found["turned"]
     assert finding is None and figures["residual_description_kept"] <= 0.5
