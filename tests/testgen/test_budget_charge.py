@@ -14,19 +14,14 @@ from __future__ import annotations
 import threading
 import time
 
+from test_saturation import SIGN  # the problem whose inputs saturate early
+
 from benchmorph.data.models import Problem, TestCase
 from benchmorph.execution import Engine
 from benchmorph.execution.charge import CpuCharge, job_charge
 from benchmorph.execution.protocol import WorkerJob, WorkerReply
 from benchmorph.testgen.augment import AugmentOptions, augment_problem
 
-SIGN = Problem(
-    id="sign",
-    prompt="def sign(x):\n",
-    entry_point="sign",
-    reference="def sign(x):\n    if x < 0:\n        return -1\n    if x == 0:\n        return 0\n    return 1\n",
-    tests=[TestCase(input=[n]) for n in (-5, 0, 7)],
-)
 BUSY = Problem(
     id="busy",
     prompt="def busy(n):\n",
@@ -98,5 +93,7 @@ def test_a_problem_sharing_its_worker_with_slow_jobs_still_stops_saturated() -> 
             other.join()
     assert result.stopped == "saturated", (result.stopped, result.search_cpu_s, result.search_s)
     assert result.search_cpu_s < budget
-    # Its jobs waited behind the others' long enough that a wall-clock budget would have run out.
-    assert result.search_s > budget and len(held) >= 3, (result.search_s, len(held))
+    # Its jobs waited behind whole jobs of the other caller (the second of three ran inside its search),
+    # wall time a wall-clock budget would have charged it; compared with those jobs' own CPU seconds, not
+    # with a fixed figure, which a fast machine can beat.
+    assert len(held) >= 3 and result.search_s > min(held), (result.search_s, held)
