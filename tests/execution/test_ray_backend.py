@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -181,8 +182,10 @@ def _assert_same_verdicts(local: dict, other: dict, samples: Path) -> None:
     """Every sample has the local verdict, except a timeout of a sample that runs at the time limit."""
     rows = [json.loads(line) for line in samples.read_text().splitlines()]
     codes: dict[tuple[str, int], str] = {}
+    seen: Counter[str] = Counter()  # a sample's index is its position among its task's samples
     for row in rows:
-        codes[(row["task_id"], sum(key[0] == row["task_id"] for key in codes))] = row["solution"]
+        codes[(row["task_id"], seen[row["task_id"]])] = row["solution"]
+        seen[row["task_id"]] += 1
     problems = {p.id: p for p in load_benchmark("humaneval").problems}
     assert unexplained_differences(local, other, problems, codes) == []
 
