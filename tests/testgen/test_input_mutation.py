@@ -277,6 +277,10 @@ def test_stdin_inputs_mutate_line_by_line() -> None:
         for seed in seeds[:1]
     )
     assert render_stdin([3, [1, 2.5, "x"], []]) == "3\n1 2.5 x\n\n"
+    # The line-count bound holds for every stream, not one lucky seed: grown children are parents too.
+    for stream_seed in range(1, 12):
+        for text in itertools.islice(stdin_mutation_stream(seeds, sig, stream_seed), 300):
+            assert sig.line_counts[0] - 1 <= len(stdin_line_values(text)) <= sig.line_counts[1] + 1
     fizz = problems["stdin/fizzbuzz"]
     numbers = list(
         itertools.islice(stdin_mutation_stream([t.input for t in fizz.tests], infer_signature(fizz), 1), 50)

@@ -1047,7 +1047,8 @@ def stdin_mutation_stream(
     the values are mutated under the line types of ``sig`` (``sig.lines``)
     with the same rules as arguments, and the text is written back
     (:func:`render_stdin`).  Where the seeds' line counts differ, a candidate
-    may also gain a copy of its last line or lose it.  A candidate whose lines
+    may also gain a copy of its last line or lose it, staying within one line
+    of the seeds' shortest and longest.  A candidate whose lines
     no longer read as their types (a string token emptied away) is skipped.
     Line structure the types cannot see (a count followed by that many
     lines) is not kept: the reference and the problem's contract decide.
@@ -1065,13 +1066,19 @@ def stdin_mutation_stream(
     pools = [[values[i] for values in seeds if len(values) > i] for i in range(len(sig.lines))]
     mutator = Mutator(lines_sig, pools, swap=False)
     varying = sig.line_counts[0] != sig.line_counts[1]
+    # One line fewer or more than any seed, never a drift: a grown child is a parent too.
+    counts = range(max(sig.line_counts[0] - 1, 0), sig.line_counts[1] + 2)
     seen = {input_key(render_stdin(values)) for values in seeds} | {input_key(text) for text in seed_texts}
     produced: list[list[Any]] = []
     misses = 0
     while misses < max_misses:
         parent = rng.choice(seeds) if not produced or rng.random() < 0.5 else rng.choice(produced[-1000:])
         if varying and parent and rng.random() < 0.15:
-            child = copy.deepcopy(parent[:-1] if rng.random() < 0.5 else [*parent, parent[-1]])
+            shorter = rng.random() < 0.5
+            if len(parent) + (-1 if shorter else 1) not in counts:
+                misses += 1
+                continue
+            child = copy.deepcopy(parent[:-1] if shorter else [*parent, parent[-1]])
         else:
             child = mutator.mutate_args(parent, rng)
         text = render_stdin(child)
