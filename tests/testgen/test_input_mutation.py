@@ -328,3 +328,17 @@ def test_args_swap_exchanges_two_arguments_of_one_type_only() -> None:
             swapped.append(result)
     assert swapped and all(result == [12, 5, [13]] for result in swapped)  # never the list with an int
     assert 20 < len(swapped) < 100  # about ARGS_SWAP of the calls
+
+
+def test_a_stdin_programs_integer_literals_are_drawn_too() -> None:
+    """A program's thresholds are where its branches turn, as a function's are (``int.constant``)."""
+    fizz = load_benchmark(str(ROOT / "tests" / "fixtures" / "stdin_problems.jsonl")).by_id()["stdin/fizzbuzz"]
+    seeds = ["100\n", "200\n"]
+    sig = infer_signature(fizz)
+    constants = code_constants(fizz.reference)
+    assert {3, 5, -5, 4, 6} <= set(constants)
+    plain = {int(text) for text in itertools.islice(stdin_mutation_stream(seeds, sig, 3), 200)}
+    drawn = {
+        int(text) for text in itertools.islice(stdin_mutation_stream(seeds, sig, 3, constants=constants), 200)
+    }
+    assert {3, 5, 15} & drawn - plain  # values random steps from 100 and 200 do not reach in 200 draws

@@ -275,11 +275,14 @@ class _Search:
         self.seeds = seeds
         self.valid: list[Any] = []
         self.exhausted = False
-        self.stream = stdin_mutation_stream(seeds, sig, seed) if sig.kind == "stdin" else None
+        # The reference's integer literals and their neighbours: where its branches and mutants turn.
+        constants = code_constants(reference)
+        self.stream = (
+            stdin_mutation_stream(seeds, sig, seed, constants=constants) if sig.kind == "stdin" else None
+        )
         if self.stream is None:
             pools = [[args[i] for args in seeds if len(args) > i] for i in range(sig.arity)]
-            # The reference's integer literals and their neighbours: where its branches and mutants turn.
-            self.mutator = Mutator(sig, pools, constants=code_constants(reference))
+            self.mutator = Mutator(sig, pools, constants=constants)
 
     def batch(self, size: int, seen: set[str], misses: int = 2000) -> list[tuple[Any, str]]:
         """Up to ``size`` new candidates and their keys (not in ``seen``, which grows); fewer when

@@ -1040,6 +1040,7 @@ def stdin_mutation_stream(
     seed: int,
     *,
     max_misses: int = 2000,
+    constants: Sequence[int] = (),
 ) -> Iterator[str]:
     """:func:`mutation_stream` for ``stdin`` problems: new input texts, deterministic, de-duplicated.
 
@@ -1052,6 +1053,7 @@ def stdin_mutation_stream(
     no longer read as their types (a string token emptied away) is skipped.
     Line structure the types cannot see (a count followed by that many
     lines) is not kept: the reference and the problem's contract decide.
+    ``constants``: as for :class:`Mutator` (the program's integer literals).
     """
     rng = random.Random(seed)
     seeds = [stdin_line_values(text) for text in seed_texts]
@@ -1064,7 +1066,7 @@ def stdin_mutation_stream(
         required=0,
     )
     pools = [[values[i] for values in seeds if len(values) > i] for i in range(len(sig.lines))]
-    mutator = Mutator(lines_sig, pools, swap=False)
+    mutator = Mutator(lines_sig, pools, swap=False, constants=constants)
     varying = sig.line_counts[0] != sig.line_counts[1]
     # One line fewer or more than any seed, never a drift: a grown child is a parent too.
     counts = range(max(sig.line_counts[0] - 1, 0), sig.line_counts[1] + 2)
