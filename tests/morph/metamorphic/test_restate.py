@@ -52,7 +52,11 @@ def _same_atoms(old: str, new: str) -> None:
             "take a string and remove all whitespaces from it",
             "front-container",
         ),
-        ("find minimum of three numbers", "take three numbers and find their minimum", "front-container"),
+        (
+            "find minimum of three numbers",
+            "take three numbers and find the minimum among them",
+            "front-container",
+        ),
         # HumanEval/36: the count as a question word.
         (
             "Return the number of times the digit §0§ appears in integers less than §1§",

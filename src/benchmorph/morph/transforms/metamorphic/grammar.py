@@ -402,6 +402,10 @@ class Retold:
     # or the template puts the shape's slots in another order or asks a question.  A sentence told only
     # with a new frame around its slots in their own order, and synonyms, is not: a reader recognises it.
     turned: bool = False
+    # The structure it was told in: the shape and its template, or the restatements applied to a sentence no
+    # shape recognised.  Two siblings with every sentence in the same form differ only in words (review 24f:
+    # HumanEval/31's "Say whether a supplied / provided number is prime").
+    form: str = ""
 
 
 def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), position: int = 0) -> Retold:
@@ -416,9 +420,8 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         if fronted is not None:
             inner = restate(fronted, choice, masked.show)
             said, _ = paraphrase(inner.text, choice, salt)
-            return Retold(
-                _finish(said), "restructured", "front-container", ("front-container", *inner.applied), True
-            )
+            steps = ("front-container", *inner.applied)
+            return Retold(_finish(said), "restructured", "front-container", steps, True, " ".join(steps))
     for shape in SHAPES:
         match = shape.pattern.match(sentence)
         if match is None:
@@ -445,7 +448,8 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         applied: list[str] = []
         text = _render(template, groups, choice, salt, masked.show, applied)
         turned = bool(applied) or _reorders(shape, template, groups)
-        return Retold(_finish(text), "restructured", shape.name, tuple(applied), turned)
+        form = f"{shape.name}: {template} " + " ".join(applied)
+        return Retold(_finish(text), "restructured", shape.name, tuple(applied), turned, form)
     inner = restate(sentence, choice, masked.show)
     sentence = inner.text
     reworded, changed = paraphrase(sentence, choice, salt)
@@ -465,6 +469,7 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         "reworded" if changed else "kept",
         restated=tuple(applied),
         turned=bool(applied),
+        form=" ".join(applied) or "as-is",
     )
 
 

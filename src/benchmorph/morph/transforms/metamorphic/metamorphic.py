@@ -136,6 +136,17 @@ def screen(draft: Draft, siblings: Sequence[Variant]) -> tuple[Finding | None, d
     return None, item.figures
 
 
+# A slot whose retellings pass every gate but ``sibling-distinct`` is one the grammar can fill: its attempts
+# differ from the kept siblings only in the choices an index makes (frame, template, scenario, examples), so
+# it tries this many more indices before it is dropped.  Nothing a gate measures is changed by trying more.
+SIBLING_CHECK = "sibling-distinct"
+SIBLING_RETRIES = 12
+# Two retellings whose every sentence is told in the same form (shape and template, or the same
+# restatements) differ only in their words and names; a reader sees one text twice (review 24f: HumanEval/31's
+# "Say whether a supplied / provided number is prime"), so the later one is rejected as not distinct.
+SAME_FORMS = "every sentence is told in the same structure as sibling {twin}'s: only the words differ"
+
+
 def rules_drafts(
     parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool = True, retries: int = 0
 ) -> tuple[list[Draft], list[Variant], list[str]]:
@@ -144,9 +155,12 @@ def rules_drafts(
     Each of a seed's ``variants`` slots tries up to ``retries + 1`` retellings
     (attempt ``a`` of slot ``s`` is retelling ``s + a * variants``: other
     templates, words, scenario and examples) and keeps the first that passes
-    the text gates against the slots kept before it (:func:`screen`); each
-    failed attempt is a rejected candidate ``<id>/attempt-<a>`` with its
-    check and reason.
+    the text gates against the slots kept before it (:func:`screen`); a slot
+    one of whose attempts failed only ``sibling-distinct`` tries
+    ``SIBLING_RETRIES`` more.  Each failed attempt is a rejected candidate
+    ``<id>/attempt-<a>`` with its check and reason (the slot's last one keeps
+    the slot's id).  Only a kept retelling's example inputs count as shown:
+    later siblings avoid those, not a rejected attempt's.
     """
     drafts: list[Draft] = []
     records: list[Variant] = []
@@ -157,11 +171,15 @@ def rules_drafts(
             skipped.append(f"{parent.id} ({prepared})")
             continue
         kept: list[Variant] = []
+        kept_forms: list[tuple[str, tuple[str, ...]]] = []
         made_any = False
         reasons: list[str] = []
         for slot in range(variants):
-            for attempt in range(retries + 1):
-                last = attempt == retries
+            failed: list[tuple[Variant, int, str, str]] = []  # (variant, attempt, check, reason)
+            budget = retries + 1
+            attempt = -1
+            while attempt + 1 < budget:
+                attempt += 1
                 made = retell_problem(prepared, slot + attempt * variants, rename_entry_point)
                 if isinstance(made, str):
                     reasons.append(made)
@@ -169,13 +187,17 @@ def rules_drafts(
                 made_any = True
                 made.index = slot
                 variant = _variant(parent, made, seed)
-                record_id = variant.id if last else f"{variant.id}/attempt-{attempt + 1}"
                 problem = check_signature(parent, variant.prompt, variant.reference, variant.entry_point)
                 if problem is not None:
-                    records.append(_attempt(variant, record_id, attempt, "signature", problem, last))
+                    failed.append((variant, attempt, "signature", problem))
                     continue
                 if not turned_enough(made.details.get("sentences", {})):
-                    records.append(_attempt(variant, record_id, attempt, TURNED, NOT_TURNED, last))
+                    failed.append((variant, attempt, TURNED, NOT_TURNED))
+                    continue
+                twin = next((other for other, forms in kept_forms if forms == made.forms), None)
+                if twin is not None:
+                    failed.append((variant, attempt, SIBLING_CHECK, SAME_FORMS.format(twin=twin)))
+                    budget = retries + 1 + SIBLING_RETRIES
                     continue
                 draft = retelling_draft(variant, parent)
                 found, figures = screen(draft, kept)
@@ -183,15 +205,26 @@ def rules_drafts(
                     variant = variant.model_copy(
                         update={"provenance": {**variant.provenance, "figures": dict(figures)}}
                     )
-                    records.append(_attempt(variant, record_id, attempt, found.check, found.reason, last))
+                    failed.append((variant, attempt, found.check, found.reason))
+                    if found.check == SIBLING_CHECK:
+                        budget = retries + 1 + SIBLING_RETRIES
                     continue
                 variant = variant.model_copy(
                     update={"provenance": {**variant.provenance, "attempts": attempt + 1}}
                 )
                 draft.variant = variant
                 kept.append(variant)
+                kept_forms.append((variant.id, made.forms))
                 drafts.append(draft)
+                prepared.shown.update(made.example_inputs)
+                failed.append((variant, -1, "", ""))  # a marker: the slot was filled
                 break
+            filled = bool(failed) and failed[-1][1] == -1
+            tried = failed[:-1] if filled else failed
+            for position, (variant, at, check, reason) in enumerate(tried):
+                last = not filled and position == len(tried) - 1
+                record_id = variant.id if last else f"{variant.id}/attempt-{at + 1}"
+                records.append(_attempt(variant, record_id, at, check, reason, last))
         if not made_any:
             skipped.append(f"{parent.id} ({reasons[0] if reasons else 'no retelling could be made'})")
     return drafts, records, skipped

@@ -82,6 +82,11 @@ _NOT_SIMPLE = frozenset("all every each any some no both many several few more l
 
 
 _SUPERLATIVES = frozenset("most least max min maximum minimum first last only".split())
+# Nouns the vocabulary may say as a bare adjective ("maximum" -> "highest", "minimum" -> "least"): after
+# "its"/"their" they would have no noun.
+BARE_SUPERLATIVES = frozenset(
+    "maximum minimum max min largest smallest greatest highest lowest biggest least most".split()
+)
 
 
 def simple_phrase(words: str, superlative: bool = False) -> bool:
@@ -195,6 +200,13 @@ def front_container(text: str, choice: int, show: Callable[[str], str]) -> str |
                 return None  # "its all divisors" (review24d: Mbpp/295): the sentence is left as it is
             if not (head.group("pre") or obj.startswith("the ") or len(obj.split()) == 1):
                 return None
+            if head.group("n").lower() in BARE_SUPERLATIVES:
+                # "find the maximum of two numbers": the vocabulary says "maximum" as "highest", and "their
+                # highest" or "a list's lowest" has no noun (blind review 24f: Mbpp/309, /404); "the highest
+                # among them" has one.  A singular owner or a longer phrase is left as it is.
+                if number == "singular" or head.group("pre"):
+                    return None
+                return f"{lead} {y} and {verb} the {head.group('n')} among them{stop}"
             simple = re.fullmatch(rf"(?:a|an|the)\s+{_WORD}(?:\s+{_WORD})?", y) and _plain(
                 y.split(None, 1)[1]
             )

@@ -76,6 +76,11 @@ class RuleVariant:
     scenario: str | None
     contract: str | None = None
     details: dict[str, Any] = field(default_factory=dict)  # provenance: what was retold how
+    # Keys of the example inputs it shows (``worked.key``, edge cases aside): the caller adds them to
+    # ``Seed.shown`` once the retelling is kept, so that a rejected attempt does not use up the inputs
+    # later siblings could show.
+    example_inputs: list[str] = field(default_factory=list)
+    forms: tuple[str, ...] = ()  # each sentence's structure (``grammar.Retold.form``), in order
 
 
 @dataclass
@@ -147,7 +152,7 @@ class Seed:
     taken: set[str]
     prose: str
     offset: int
-    shown: set[str] = field(default_factory=set)  # example inputs earlier retellings showed
+    shown: set[str] = field(default_factory=set)  # example inputs the kept retellings showed
 
 
 def prepare_seed(problem: Problem, seed: int = 0) -> Seed | str:
@@ -210,7 +215,9 @@ def prepare_seed(problem: Problem, seed: int = 0) -> Seed | str:
     )
 
 
-def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[list[Block], dict[str, int]]:
+def _retell_blocks(
+    seed: Seed, plan: Plan, weaver: Weaver, index: int, forms: list[str] | None = None
+) -> tuple[list[Block], dict[str, int]]:
     """Every block of the description retold; counts of sentences by what happened to them."""
     # "restated": sentences in which a clause's phrase was restated (``restate``); "unrestated": prose
     # sentences in which no restatement recognised a phrase (kept in the parent's inner structure).
@@ -248,6 +255,8 @@ def _retell_blocks(seed: Seed, plan: Plan, weaver: Weaver, index: int) -> tuple[
             counts[told.status] += 1
             counts["restated" if told.restated else "unrestated"] += 1
             counts["turned"] += int(told.turned)
+            if forms is not None:
+                forms.append(told.form)
             shown = masked.show(told.text)
             if sentence[:1].isupper() and shown[:1].islower():
                 shown = shown[:1].upper() + shown[1:]  # a phrase woven in at the start of a sentence
@@ -284,7 +293,8 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
         ]
         weaver = Weaver(params, problem.entry_point, seed.named, seed.result_kind)
         weaver.prescan([s for block in seed.described.blocks for s in block.sentences])
-        blocks, counts = _retell_blocks(seed, plan, weaver, index)
+        forms: list[str] = []
+        blocks, counts = _retell_blocks(seed, plan, weaver, index, forms)
         unsaid = set(plan.nouns) - weaver.woven
         if not unsaid:
             break
@@ -303,7 +313,6 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
         frozenset(seed.shown),
         keep_only=True,  # the parent's only example may be the one that settles a reading (Mbpp/400)
     )
-    seed.shown.update(examples.inputs)
     if not examples.lines and seed.described.scan.examples:
         return "no test input can be shown as an example"
     new_prompt = splice(renamed, seed.described, blocks, examples)
@@ -317,6 +326,7 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
         terms.update(noun.plural.split() + noun.singular.split())
     details = {
         "sentences": counts,
+        "forms": list(forms),
         "example_style": examples.style,
         "examples_shown": len(examples.inputs),
         "names_kept": dict(plan.kept),
@@ -324,7 +334,7 @@ def retell_problem(seed: Seed, index: int, rename_entry_point: bool = True) -> R
     }
     return RuleVariant(
         index, new_prompt, reference, plan.entry_point, dict(plan.params),
-        scene.slug if scene is not None else None, renamed.contract, details,
+        scene.slug if scene is not None else None, renamed.contract, details, list(examples.inputs), tuple(forms),
     )  # fmt: skip
 
 
@@ -353,6 +363,7 @@ def propose_variants(
             proposal.rejected.append((made, "distinct", "the same text as another variant of this problem"))
             continue
         seen.add(key)
+        prepared.shown.update(made.example_inputs)
         proposal.variants.append(made)
     if not proposal.variants and not proposal.rejected and reasons:
         proposal.skipped = reasons[0]
