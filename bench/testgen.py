@@ -149,6 +149,7 @@ def rows_of(results: list[AugmentResult]) -> list[dict[str, Any]]:
             "seconds": r.seconds,
             "merged": r.merged,
             "merge_tried": r.merge_tried,
+            "merge_cpu_s": r.merge_cpu_s,
         }
         for r in results
     ]
@@ -375,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     merged = [f"{r.id} {r.merged}" for r in results if r.merged]
     print(
         f"consolidation: {summary.merged} new tests saved, "
-        f"{sum(r.merge_tried for r in results)} candidates proposed ({', '.join(merged) or 'none'})"
+        f"{sum(r.merge_tried for r in results)} candidates proposed, "
+        f"{sum(r.merge_cpu_s for r in results):.1f} CPU s ({', '.join(merged) or 'none'})"
     )
 
     payload: dict[str, Any] = {"benchmark": args.benchmark, "problems": n, "runs": runs}

@@ -96,6 +96,8 @@ def test_three_kept_tests_merge_at_once_and_the_caps_and_clock_bound_the_search(
     assert stopped.tried == 0 and calls == [] and stopped.saved == 0
     _, capped, calls = _run([[1], [7], [14], [21]], cap=40)  # scalars: nothing merges, the cap stops it
     assert capped.tried == sum(calls) <= 40 and capped.saved == 0
+    _, small, calls = _run([[1], [7], [14]], batch_size=lambda: 5, group_cap=30)
+    assert calls and max(calls) <= 5 and small.tried <= 30  # rounds sized to what the budget leaves
 
 
 def test_the_same_seed_gives_the_same_consolidation() -> None:
@@ -158,7 +160,7 @@ def _killed(problem: Problem | None, engine: Engine) -> set[int]:
 
 def test_the_boundary_tests_merge_on_the_sandbox_and_every_kill_is_kept(results) -> None:
     result = results[2]
-    assert result.merged >= 1 and result.merge_tried > 0
+    assert result.merged >= 1 and result.merge_tried > 0 and 0 < result.merge_cpu_s <= result.cpu_s
     assert result.kept == 1  # one list holding every boundary value
     assert results["kills"]["reduced"] >= results["kills"]["whole"]
     assert len(results["kills"]["whole"]) == result.killed
@@ -167,5 +169,15 @@ def test_the_boundary_tests_merge_on_the_sandbox_and_every_kill_is_kept(results)
 
 
 def test_the_consolidation_keeps_the_same_inputs_at_one_and_two_workers(results) -> None:
-    assert [test.input for test in results[1].problem.tests] == [test.input for test in results[2].problem.tests]
+    assert [test.input for test in results[1].problem.tests] == [
+        test.input for test in results[2].problem.tests
+    ]
     assert results[1].merged == results[2].merged
+
+
+def test_a_problem_whose_budget_the_search_spent_gets_no_consolidation() -> None:
+    options = AugmentOptions(saturation=150, per_problem=2000, budget_s=0.05, suite_time_s=60.0)
+    with Engine(workers=1) as engine:
+        result = augment_problem(GRADE, engine, options)
+    assert result.stopped == "budget", result.stopped
+    assert result.merge_tried == 0 and result.merged == 0 and result.merge_cpu_s < 0.05

@@ -76,7 +76,7 @@ from benchmorph.execution.charge import CpuCharge
 from benchmorph.execution.engine import Engine, InputRun
 from benchmorph.execution.limits import REFERENCE_LIMITS
 from benchmorph.execution.verdicts import oracle_accepts
-from benchmorph.testgen.consolidate import consolidate
+from benchmorph.testgen.consolidate import MERGE_BATCH, consolidate
 from benchmorph.testgen.contract import ContractCheck, contract_check
 from benchmorph.testgen.kills import mutant_kills
 from benchmorph.testgen.mutants import Mutant
@@ -173,7 +173,8 @@ class AugmentResult:
     included), ``search_cpu_s`` the part the budget counts.  The coverage and mutant counts are the
     whole candidate set's, which the reduced suite keeps by construction;
     ``base_killed`` is what the base tests alone kill.  ``merged``: new tests the consolidation
-    saved after the reduction (``merge_tried``: candidates it proposed).
+    saved after the reduction (``merge_tried``: candidates it proposed; ``merge_cpu_s``: its CPU
+    seconds, within ``cpu_s``).
     """
 
     problem: Problem
@@ -201,6 +202,7 @@ class AugmentResult:
     llm_inputs: int = 0
     merged: int = 0  # new tests the consolidation saved (one input doing what several kept ones did)
     merge_tried: int = 0  # candidates the consolidation proposed
+    merge_cpu_s: float = 0.0  # CPU seconds the consolidation cost (within ``cpu_s``)
     # The problem with every valid new input, before the reduction (in memory only, not journalled).
     unreduced: Problem | None = None
     # Per test of ``unreduced``, what it achieves (in memory only; ``bench/saturation.py`` replays it).
@@ -767,11 +769,19 @@ def _consolidated(
     CPU seconds left and stops when they run out.
     """
     options, result = state.options, state.result
+    spent = state.spent
     made: dict[str, _Candidate] = {}
 
     def out_of_time() -> bool:
         wall = time.monotonic() - started >= BUDGET_WALL_FACTOR * options.budget_s
         return wall or state.spent >= options.budget_s
+
+    def batch_size() -> int:
+        # As the search's batches: sized to fit in half of what is left of the budget.
+        per_candidate = state.per_candidate
+        if per_candidate is None or per_candidate <= 0:
+            return MERGE_BATCH
+        return int((options.budget_s - state.spent) / 2 / per_candidate)
 
     def evaluate(inputs: list[Any], need: frozenset[Hashable]) -> list[tuple[Any, frozenset[Hashable]]]:
         valid = state.merge_candidates(inputs)
@@ -790,9 +800,11 @@ def _consolidated(
         rng=random.Random(f"testgen:merge:{options.seed}"),
         size=lambda args: float(_size(args)),
         out_of_time=out_of_time,
+        batch_size=batch_size,
     )
     result.merged = merge.saved
     result.merge_tried = merge.tried
+    result.merge_cpu_s = state.spent - spent
     tests = list(final.tests) + [_test(made[_key(args)]) for args, _ in merge.added]
     return final.model_copy(update={"tests": [tests[index] for index in merge.chosen]})
 

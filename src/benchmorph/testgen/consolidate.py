@@ -142,6 +142,7 @@ def consolidate(
     rng: random.Random,
     size: Callable[[Any], float],
     out_of_time: Callable[[], bool],
+    batch_size: Callable[[], int] = lambda: MERGE_BATCH,
     group_cap: int = MERGE_GROUP_CANDIDATES,
     cap: int = MERGE_CANDIDATES,
 ) -> Consolidation:
@@ -150,7 +151,9 @@ def consolidate(
 
     ``inputs[i]`` is test i's input; ``evaluate`` validates and measures
     candidates; ``mutate`` makes one from a parent; ``size`` is a new
-    input's cost for the reduction (as ``cost`` is the others').
+    input's cost for the reduction (as ``cost`` is the others'); ``batch_size``
+    how many candidates the next round may take (at most ``MERGE_BATCH``; the
+    caller sizes rounds to fit in its budget, as the search does).
     """
     pool = list(items)
     tests = list(inputs)
@@ -182,6 +185,7 @@ def consolidate(
                 rng,
                 min(group_cap, cap - result.tried),
                 out_of_time,
+                batch_size,
                 result,
             )
             if found is None:
@@ -213,6 +217,7 @@ def _search(
     rng: random.Random,
     cap: int,
     out_of_time: Callable[[], bool],
+    batch_size: Callable[[], int],
     result: Consolidation,
 ) -> list[tuple[Any, Items]] | None:
     """Inputs achieving all of ``need`` (the first round's that do), or None within ``cap`` candidates."""
@@ -221,9 +226,10 @@ def _search(
     spent = 0
     order = 0
     while spent < cap and not out_of_time():
-        batch: list[Any] = queue[: min(MERGE_BATCH, cap - spent)]
+        size = max(1, min(MERGE_BATCH, batch_size(), cap - spent))
+        batch: list[Any] = queue[:size]
         queue = queue[len(batch) :]
-        while len(batch) < min(MERGE_BATCH, cap - spent):
+        while len(batch) < size:
             if parents and rng.random() < 0.5:
                 parent = rng.choice(parents)[2]
             else:
