@@ -111,6 +111,7 @@ def test_combinations_join_lists_and_strings_and_keep_other_values_per_member() 
     found = combinations([[[1], "a", 3], [[2], "b", 4]])
     assert found[0] == [[1, 2], "ab", 3]
     assert [[2, 1], "ba", 4] in found and [[1], "b", 3] in found
+    assert [[1, 2], "a b", 3] in found  # words stay words
     assert [[1], "a", 3] not in found  # a member's own input is no new candidate
     assert combinations([[1], [2, 3]]) == []  # arities differ
 

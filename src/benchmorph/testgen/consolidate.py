@@ -74,8 +74,8 @@ def combinations(inputs: Sequence[Sequence[Any]]) -> list[list[Any]]:
     """The group's argument lists combined argument by argument, the joins first.
 
     Per position: the members' values joined (list and string concatenation,
-    dict and set union, in the group's order and reversed) where they share a
-    type, then each member's own value.  At most 64, the all-joined ones first.
+    strings also with a space between, dict and set union, in the group's
+    order and reversed) where they share a type, then each member's own value.  At most 64, the all-joined ones first.
     """
     if not inputs or any(not isinstance(args, list | tuple) for args in inputs):
         return []
@@ -90,6 +90,11 @@ def combinations(inputs: Sequence[Sequence[Any]]) -> list[list[Any]]:
             joined = _join(order)
             if joined is not None and joined not in options:
                 options.append(joined)
+            if all(isinstance(value, str) for value in order):
+                # Words (a sentence, numbers written out) stay words when joined with a space.
+                spaced = " ".join(order)
+                if spaced not in options:
+                    options.append(spaced)
         for value in values:
             if value not in options:
                 options.append(value)
@@ -113,7 +118,7 @@ def _join(values: Sequence[Any]) -> Any:
     if kind is list:
         return [item for value in values for item in value]
     if kind is str:
-        return "".join(values)
+        return "".join(values)  # a space-separated join is tried beside it (see combinations)
     if kind is dict:
         merged: dict[Any, Any] = {}
         for value in values:
