@@ -37,10 +37,13 @@ __all__ = ["MERGE_BATCH", "MERGE_CANDIDATES", "MERGE_GROUP_CANDIDATES", "Consoli
 
 # Candidates per sandbox round of the consolidation.
 MERGE_BATCH = 32
-# Candidates proposed for one group of kept tests, and for one problem in all.  Chosen from the
-# HumanEval run (bench/testgen.py): every merge that succeeded came within the first few rounds of its
-# group (combinations first); groups that take longer are scalar inputs whose kills sit at different
-# values, which no number of candidates merges.
+# Candidates proposed for one group of kept tests, and for one problem in all.  Chosen from the runs of
+# bench/testgen.py: every merge found (HumanEval/19, /81, /105, /124; Mbpp/468) came within the first
+# 64 candidates of its group, most from the joined inputs of the first round; the groups that found
+# nothing in 256 are mostly scalar inputs whose kills sit at different values (HumanEval/31, /46, /55,
+# /106: is_prime, fib4, fib, f), which no number of candidates merges.  A group's cap is 4 times the
+# slowest merge seen; the problem's keeps a problem of many kept tests (HumanEval/46 keeps 5: 11
+# groups) within a second or two.
 MERGE_GROUP_CANDIDATES = 256
 MERGE_CANDIDATES = 2048
 # Parents kept for the next round: the candidates that achieved the most of the need so far.
