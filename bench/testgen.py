@@ -147,6 +147,9 @@ def rows_of(results: list[AugmentResult]) -> list[dict[str, Any]]:
             "stopped": r.stopped,
             "found": r.found,
             "seconds": r.seconds,
+            "merged": r.merged,
+            "merge_tried": r.merge_tried,
+            "merge_cpu_s": r.merge_cpu_s,
         }
         for r in results
     ]
@@ -369,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
         f"\nlast run: {summary.tried} candidates judged, {summary.screened} dropped on the host before the "
         f"sandbox, {summary.found} valid, {summary.kept} new tests kept; rejected: "
         f"{', '.join(f'{k} {v}' for k, v in summary.rejected.items()) or 'none'}"
+    )
+    merged = [f"{r.id} {r.merged}" for r in results if r.merged]
+    print(
+        f"consolidation: {summary.merged} new tests saved, "
+        f"{sum(r.merge_tried for r in results)} candidates proposed, "
+        f"{sum(r.merge_cpu_s for r in results):.1f} CPU s ({', '.join(merged) or 'none'})"
     )
 
     payload: dict[str, Any] = {"benchmark": args.benchmark, "problems": n, "runs": runs}

@@ -32,7 +32,10 @@ in parallel, resumable) does the EvalPlus/EvoEval recipe:
    inputs that, with the base tests, still execute every line and branch arc
    of the reference the whole set executes and kill every mutant the whole
    set kills (the mutants only new inputs kill are run on all of them first,
-   so the cover may pick any of their killers).
+   so the cover may pick any of their killers).  Where it keeps two or more
+   new inputs, a consolidation search (:mod:`benchmorph.testgen.consolidate`,
+   charged to the same budget) looks for one input that does what several
+   of them do, and the exact reduction runs again with what it found.
 
 The problem's own tests are always kept, whatever the reduction says: a
 published benchmark must keep its original tests, and the reduction only
@@ -73,6 +76,7 @@ from benchmorph.execution.charge import CpuCharge
 from benchmorph.execution.engine import Engine, InputRun
 from benchmorph.execution.limits import REFERENCE_LIMITS
 from benchmorph.execution.verdicts import oracle_accepts
+from benchmorph.testgen.consolidate import MERGE_BATCH, consolidate
 from benchmorph.testgen.contract import ContractCheck, contract_check
 from benchmorph.testgen.kills import mutant_kills
 from benchmorph.testgen.mutants import Mutant
@@ -86,7 +90,8 @@ from benchmorph.testgen.types import Signature, infer_signature
 # 2: the search stops at saturation; mutants are run on each batch of new inputs, not on all at the end.
 # 3: the budget counts the problem's own CPU seconds (sandbox and host), not wall seconds.
 # 4: int.constant and args.swap in the mutator; the reduction's exact cover is a branch and bound.
-TESTGEN_PROTOCOL = 4
+# 5: a consolidation search after the reduction merges kept new tests (``merged``, ``merge_tried``).
+TESTGEN_PROTOCOL = 5
 # The message the contract's asserts raise in a checked reference, so a contract rejection is told
 # apart from the reference raising on its own.
 CONTRACT_MARK = "benchmorph: input outside the contract"
@@ -167,7 +172,9 @@ class AugmentResult:
     cost in CPU seconds (its sandbox jobs and its host thread, the reduction
     included), ``search_cpu_s`` the part the budget counts.  The coverage and mutant counts are the
     whole candidate set's, which the reduced suite keeps by construction;
-    ``base_killed`` is what the base tests alone kill.
+    ``base_killed`` is what the base tests alone kill.  ``merged``: new tests the consolidation
+    saved after the reduction (``merge_tried``: candidates it proposed; ``merge_cpu_s``: its CPU
+    seconds, within ``cpu_s``).
     """
 
     problem: Problem
@@ -193,6 +200,9 @@ class AugmentResult:
     last_novel: int | None = None
     llm_answers: int = 0
     llm_inputs: int = 0
+    merged: int = 0  # new tests the consolidation saved (one input doing what several kept ones did)
+    merge_tried: int = 0  # candidates the consolidation proposed
+    merge_cpu_s: float = 0.0  # CPU seconds the consolidation cost (within ``cpu_s``)
     # The problem with every valid new input, before the reduction (in memory only, not journalled).
     unreduced: Problem | None = None
     # Per test of ``unreduced``, what it achieves (in memory only; ``bench/saturation.py`` replays it).
@@ -493,6 +503,68 @@ class _Problem:
             kills = {number: sorted(found.killers) for number, found in zip(alive, results, strict=True)}
         novelty.add(coverage, kills, base=base)
 
+    def merge_candidates(self, inputs: Sequence[Any]) -> list[_Candidate]:
+        """The valid ones of the consolidation's candidates: new, screened on the host, run in the sandbox.
+
+        Like the search's, but outside its counts (``tried``, ``rejected``)
+        and its suite time: they are not what the search found.
+        """
+        batch = []
+        for args in inputs:
+            try:
+                key = _key(args)
+            except (TypeError, ValueError, RecursionError):
+                continue
+            if key in self.seen or len(key) > self.options.max_value_bytes:
+                continue
+            self.seen.add(key)
+            if self.contract is not None and self.contract(args) is False:
+                continue
+            batch.append(_Candidate(args, "mutation"))
+        if not batch:
+            return []
+        runs = self.engine.run_inputs(
+            self.base,
+            [candidate.args for candidate in batch],
+            code=self.code,
+            limits=self.limits,
+            charge=self.charge,
+        )
+        valid = []
+        for candidate, run in zip(batch, runs, strict=True):
+            candidate.run = run
+            if _verdict(self.base, candidate, self.options) is None:
+                valid.append(candidate)
+        return valid
+
+    def achieves(
+        self, candidates: Sequence[_Candidate], need: frozenset[Hashable]
+    ) -> list[tuple[_Candidate, frozenset[Hashable]]]:
+        """What each valid candidate achieves, as far as ``need`` asks: its lines and arcs, and which
+        of the need's mutants it kills (run, with every result, only on the candidates that execute
+        every line and arc the need holds)."""
+        if not candidates:
+            return []
+        coverage = self.engine.coverage(
+            self.base, [candidate.args for candidate in candidates], charge=self.charge
+        )
+        wanted = sorted(_mutants_in([need]))
+        lines = {item for item in need if not (isinstance(item, tuple) and item[0] == "mutant")}
+        reached = [position for position, covered in enumerate(coverage) if lines <= covered]
+        achieved_items = [set(covered) for covered in coverage]
+        if wanted and reached and self.base.kind != "stdin":
+            tests = [_test(candidates[position]) for position in reached]
+            batch = self.base.model_copy(update={"tests": tests})
+            found = mutant_kills(
+                [batch], [[self.mutants[number] for number in wanted]], self.engine, charge=self.charge
+            )[0]
+            for number, kills in zip(wanted, found, strict=True):
+                for index in kills.killers:
+                    achieved_items[reached[index]].add(("mutant", number))
+        return [
+            (candidate, frozenset(items)) for candidate, items in zip(candidates, achieved_items, strict=True)
+        ]
+
     def every_killer(self, tests: Sequence[TestCase], required: int) -> list[frozenset[Any]]:
         """Per test, what it achieves, with every new test that kills a mutant the base tests do not.
 
@@ -670,8 +742,11 @@ def augment_problem(
     if options.reduce and novelty is not None:
         cost = [float(_size(test.input)) for test in final.tests]
         items = state.every_killer(final.tests, len(keep_always))
-        chosen = greedy_cover(items, required=range(len(keep_always)), cost=cost)
-        final = final.model_copy(update={"tests": [final.tests[index] for index in chosen]})
+        if search.stream is None:
+            final = _consolidated(state, search, final, items, cost, len(keep_always), started)
+        else:
+            chosen = greedy_cover(items, required=range(len(keep_always)), cost=cost)
+            final = final.model_copy(update={"tests": [final.tests[index] for index in chosen]})
     result.problem = final
     result.kept = len(final.tests) - len(keep_always)
     result.seconds = time.monotonic() - started
@@ -679,6 +754,62 @@ def augment_problem(
     result.cpu_s = state.spent
     result.origins = dict(Counter(test.origin for test in final.tests))
     return result
+
+
+def _consolidated(
+    state: _Problem,
+    search: _Search,
+    final: Problem,
+    items: list[frozenset[Any]],
+    cost: list[float],
+    required: int,
+    started: float,
+) -> Problem:
+    """The reduced suite, where one input found by :mod:`benchmorph.testgen.consolidate` does what
+    several kept new tests did: the fewest tests achieving every item of ``items``.
+
+    Charged to the problem's budget like the search: it starts only with
+    CPU seconds left and stops when they run out.
+    """
+    options, result = state.options, state.result
+    spent = state.spent
+    made: dict[str, _Candidate] = {}
+
+    def out_of_time() -> bool:
+        wall = time.monotonic() - started >= BUDGET_WALL_FACTOR * options.budget_s
+        return wall or state.spent >= options.budget_s
+
+    def batch_size() -> int:
+        # As the search's batches: sized to fit in half of what is left of the budget.
+        per_candidate = state.per_candidate
+        if per_candidate is None or per_candidate <= 0:
+            return MERGE_BATCH
+        return int((options.budget_s - state.spent) / 2 / per_candidate)
+
+    def evaluate(inputs: list[Any], need: frozenset[Hashable]) -> list[tuple[Any, frozenset[Hashable]]]:
+        valid = state.merge_candidates(inputs)
+        measured = state.achieves(valid, need)
+        for candidate, _ in measured:
+            made[_key(candidate.args)] = candidate
+        return [(candidate.args, achieved_items) for candidate, achieved_items in measured]
+
+    merge = consolidate(
+        items,
+        [test.input for test in final.tests],
+        required,
+        cost,
+        evaluate=evaluate,
+        mutate=search.mutator.mutate_args,
+        rng=random.Random(f"testgen:merge:{options.seed}"),
+        size=lambda args: float(_size(args)),
+        out_of_time=out_of_time,
+        batch_size=batch_size,
+    )
+    result.merged = merge.saved
+    result.merge_tried = merge.tried
+    result.merge_cpu_s = state.spent - spent
+    tests = list(final.tests) + [_test(made[_key(args)]) for args, _ in merge.added]
+    return final.model_copy(update={"tests": [tests[index] for index in merge.chosen]})
 
 
 def _mutants_in(items: Iterable[frozenset[Hashable]]) -> set[int]:
@@ -908,6 +1039,7 @@ class AugmentSummary:
     without_contract: int = 0
     llm_answers: int = 0
     llm_inputs: int = 0
+    merged: int = 0  # new tests the consolidation saved
 
 
 def summarize(results: Sequence[AugmentResult]) -> AugmentSummary:
@@ -935,6 +1067,7 @@ def summarize(results: Sequence[AugmentResult]) -> AugmentSummary:
         summary.killed += result.killed or 0
         summary.llm_answers += result.llm_answers
         summary.llm_inputs += result.llm_inputs
+        summary.merged += result.merged
         if not result.problem.contract:
             summary.without_contract += 1
     summary.rejected = dict(sorted(rejected.items()))
