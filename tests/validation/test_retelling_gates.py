@@ -295,23 +295,34 @@ def test_a_one_sentence_description_that_keeps_the_parents_phrase_whole_fails() 
     cases = {
         "Mbpp/420": ("cube_total", '"""\nThe job is to determine the cube sum of first n even natural numbers.\n\n'
                      'For instance:\ncube_total(92) returns 146410272\ncube_total(68) returns 44029728\n"""\n'),
-        "Mbpp/605": ("prime_value", '"""\nThe function should decide whether the input integer value is prime.\n\n'
+        "Mbpp/605": ("prime_value", '"""\nIs a whole number handed in prime? Say so with True, and with False if not.\n\n'
+                     "For example:\n>>> prime_value(7)\nTrue\n>>> prime_value(-1010)\nFalse\n\"\"\"\n"),
+        # one-for-one swaps of the parent's sentence, no phrase of over two words kept: read back, it is
+        # "check if the given integer is prime" (review24h)
+        "Mbpp/605 swapped": ("prime_value", '"""\nThe function should decide whether the input integer value is prime.\n\n'
                      "For example:\n>>> prime_value(7)\nTrue\n>>> prime_value(-1010)\nFalse\n\"\"\"\n"),
     }  # fmt: skip
     found = {}
-    for task, (entry, prompt) in cases.items():
+    for case, (entry, prompt) in cases.items():
+        task = case.split()[0]
         parent = mbpp[task]
         variant = Variant(
             **parent.model_dump(exclude={"id", "prompt", "entry_point"}), id=f"{task}/meta-0", prompt=prompt,
             entry_point=entry, parent_id=task, transform="metamorphic", provenance={"renames": {}},
         )  # fmt: skip
         assert _check("residual-bleu", variant, parent)[0] is None, task
-        found[task] = _check("residual-description", variant, parent)
+        found[case] = _check("residual-description", variant, parent)
     finding, figures = found["Mbpp/420"]
     assert finding is not None and finding.check == "residual-description"
     assert figures["residual_description_run"] == 9
     finding, figures = found["Mbpp/605"]
     assert finding is None and figures["residual_description_run"] <= 2
+    assert figures["residual_description_run_swapped"] <= 2
+    finding, figures = found["Mbpp/605 swapped"]
+    assert figures["residual_description_run"] <= 2  # word for word it keeps nothing long ...
+    assert figures["residual_description_run_swapped"] == 6  # ... but read back it is the parent's phrase
+    assert finding is not None and "read back" in finding.reason
+    assert "check if given integer is prime" in finding.reason
 
 
 def test_the_parents_sentence_with_synonyms_swapped_in_fails_however_short_its_runs() -> None:

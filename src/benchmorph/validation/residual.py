@@ -140,3 +140,28 @@ def sibling_similarity(variant: Variant, sibling: Variant, parent: Problem) -> S
     a, b = residual(variant, parent), residual(sibling, parent)
     one, other = similarity(a, b), similarity(b, a)
     return Similarity(max(one.bleu, other.bleu), max(one.runs, other.runs), one.ratio)
+
+
+def sibling_description_run(variant: Variant, sibling: Variant, parent: Problem) -> tuple[int, str]:
+    """The longest phrase two retellings' descriptions share, and its words, once each is read with its
+    synonym swaps undone (toward the parent's words, then toward the other's) and articles set aside,
+    the larger way round: "a supplied number is prime" and "a provided number is prime" share four."""
+    from difflib import SequenceMatcher
+
+    from benchmorph.validation.distances import description_text
+    from benchmorph.validation.synonyms import swapped_back
+
+    original = description_text(parent.prompt, parent.entry_point, parent.kind)
+    one = " ".join(swapped_back(residual_description(variant, parent), original))
+    other = " ".join(swapped_back(residual_description(sibling, parent), original))
+    best, words_shared = 0, ""
+    for text, against in ((one, other), (other, one)):
+        left, right = against.split(), swapped_back(text, against)
+        if not left or not right:
+            continue
+        match = SequenceMatcher(None, left, right, autojunk=False).find_longest_match(
+            0, len(left), 0, len(right)
+        )
+        if match.size > best:
+            best, words_shared = match.size, " ".join(left[match.a : match.a + match.size])
+    return best, words_shared

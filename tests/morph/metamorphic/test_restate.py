@@ -12,7 +12,7 @@ import pytest
 from benchmorph.data.registry import load_benchmark
 from benchmorph.execution import Engine
 from benchmorph.morph.transforms.metamorphic.grammar import Masked, mask, retell
-from benchmorph.morph.transforms.metamorphic.restate import invert, restate
+from benchmorph.morph.transforms.metamorphic.restate import front_container, invert, restate, with_article
 from benchmorph.morph.transforms.metamorphic.rules import prepare_seed, retell_problem
 from benchmorph.validation.concepts import concepts, numbers
 from paths import MBPP_PLUS as MBPP
@@ -231,3 +231,13 @@ def test_moving_only_the_input_phrase_does_not_turn_a_sentence_round() -> None:
     told = [retell(masked, choice, "HumanEval/27") for choice in range(5)]
     assert any(masked.show(t.text).startswith("Flip ") for t in told)  # the input moved after the clause
     assert not any(t.turned for t in told)
+
+
+def test_a_fronted_container_leaves_no_bare_superlative_at_the_end() -> None:
+    # review24h: "Go through the list of sensor measurements and report largest value" (HumanEval/35)
+    for choice in range(2):
+        told = front_container("Return maximum element in the list.", choice, str)
+        assert told is not None and told.endswith("through the list and return the maximum element.")
+    assert with_article("median of elements") == "the median of the elements"
+    assert with_article("numbers that are positive") == "numbers that are positive"
+    assert with_article("the first odd number") == "the first odd number"

@@ -89,6 +89,22 @@ BARE_SUPERLATIVES = frozenset(
 )
 
 
+# Heads that take "the" when a parent leaves it out ("Return maximum element in the list."): fronting the
+# container makes the bare phrase the sentence's end, where a missing article shows ("go through the
+# list and report largest value"; review24h: HumanEval/35, /47).
+THE_HEADS = BARE_SUPERLATIVES | frozenset("median mean average sum product length first last".split())
+
+
+def with_article(obj: str) -> str:
+    """ "maximum element" -> "the maximum element", "median of elements" -> "the median of the elements";
+    anything else as it is."""
+    head = obj.split(None, 1)
+    if not head or head[0].lower() not in THE_HEADS:
+        return obj
+    told = "the " + obj
+    return re.sub(r"^(the \w+ of )(\w+s)$", r"\1the \2", told)
+
+
 def simple_phrase(words: str, superlative: bool = False) -> bool:
     """Whether ``words`` is a plain noun phrase the possessive or "its" may own: no quantifier, no
     coordination, and no superlative unless ``superlative`` ("its minimum" reads; "the greatest's sum" does
@@ -223,7 +239,7 @@ def front_container(text: str, choice: int, show: Callable[[str], str]) -> str |
         if prep == "from":
             return f"{lead} {y} and {verb} {obj} from {'it' if number == 'singular' else 'them'}{stop}"
         go = ("Go" if lead == "Take" else "go", "Look" if lead == "Take" else "look")[choice % 2]
-        return f"{go} through {y} and {verb} {obj}{stop}"
+        return f"{go} through {y} and {verb} {with_article(obj)}{stop}"
     return None
 
 
