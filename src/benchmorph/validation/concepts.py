@@ -15,7 +15,7 @@ vanish.  Checks of such rewrites compare *atoms* instead of words:
 - **names** the caller passes (the parameters), found as whole words.
 
 :func:`statements` splits a description's prose into sentences and list
-items, and :func:`conditions` picks those that state a constraint, a
+items (:func:`answered` joins a question to the statements answering it), and :func:`conditions` picks those that state a constraint, a
 precondition or an edge case (cue words such as *assume*, *non-empty*, *if*,
 *otherwise*, *at least*, a comparison).  :func:`counterpart` finds, for one
 such statement, the sentence (or two adjacent ones) of another text holding
@@ -311,9 +311,35 @@ _CUE = re.compile(
 )
 
 
+# A statement that answers the question before it ("If so, return True;", "otherwise False.").
+_ANSWER = re.compile(r"^(?:if\s+(?:so|not|yes|no)\b|otherwise\b|else\b|in\s+that\s+case\b)", re.I)
+
+
+def answered(found: Sequence[str]) -> list[str]:
+    """``found`` with each question joined to the statements that answer it, as one statement.
+
+    "Is the number prime? If so, return True; otherwise return False." states
+    one condition over three statements (the question holds the condition, its
+    answers the outcomes), more than the two-statement window of
+    :func:`counterpart` sees; joined, it is read as the statement it is.  Only
+    statements that start as an answer ("If so", "If not", "otherwise", "else",
+    "in that case") and follow a question, or an answer to one, are joined.
+    """
+    out: list[str] = []
+    open_question = False
+    for statement in found:
+        if open_question and _ANSWER.match(statement):
+            out[-1] = f"{out[-1]} {statement}"
+            continue
+        out.append(statement)
+        open_question = statement.rstrip().endswith("?")
+    return out
+
+
 def conditions(prose: str) -> list[str]:
-    """The statements of ``prose`` that state a constraint, a precondition or an edge case."""
-    return [statement for statement in statements(prose) if _CUE.search(statement)]
+    """The statements of ``prose`` (a question with its answers as one) that state a constraint, a
+    precondition or an edge case."""
+    return [statement for statement in answered(statements(prose)) if _CUE.search(statement)]
 
 
 @dataclass(frozen=True)

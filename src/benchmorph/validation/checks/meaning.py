@@ -11,7 +11,8 @@ numbers, quoted literals, comparison symbols, parameter names):
 - ``constraints-kept``: every statement of the parent that states a
   constraint, precondition or edge case (``concepts.conditions``) must have a
   counterpart in the variant: one sentence, or two adjacent ones, holding all
-  of its atoms.  The figures ``conditions`` and ``conditions_kept`` are
+  of its atoms (a question and the statements answering it, "If so ...;
+  otherwise ...", count as one sentence).  The figures ``conditions`` and ``conditions_kept`` are
   recorded;
 - ``meaning-atoms``: across the whole description, no concept or number of the
   parent is said fewer times, and the variant adds none of the concepts that
@@ -67,12 +68,13 @@ def _names(parent: Problem) -> list[str]:
 @quality_check("constraints-kept", reads={"rewording"})
 def constraints_kept(item: CheckInput) -> Finding | None:
     """A condition of the parent (constraint, precondition, edge case) with no counterpart in the variant."""
-    from benchmorph.validation.concepts import conditions, counterpart, statements
+    from benchmorph.validation.concepts import answered, conditions, counterpart, statements
     from benchmorph.validation.residual import Rewording
 
     back = Rewording.of(item.variant, item.parent).names_back
     wanted = conditions(_prose(item.parent))
-    have = statements(_prose(item.variant, back))
+    # A question and its answers ("Is it prime? If so, True; otherwise False") are one statement.
+    have = answered(statements(_prose(item.variant, back)))
     names = _names(item.parent)
     lost = [match for match in (counterpart(s, have, names) for s in wanted) if not match.found]
     item.figures.update({"conditions": float(len(wanted)), "conditions_kept": float(len(wanted) - len(lost))})

@@ -147,13 +147,25 @@ SIBLING_RETRIES = 12
 SAME_FORMS = "every sentence is told in the same structure as sibling {twin}'s: only the words differ"
 
 
+def retelling_index(slot: int, attempt: int, variants: int) -> int:
+    """The retelling attempt ``attempt`` of slot ``slot`` tries: ``slot + attempt * variants + T(attempt)``
+    (``T`` the triangular numbers), distinct for every slot and attempt.
+
+    Templates are picked by the index modulo their number, so ``slot + attempt * variants`` alone gave
+    every attempt of a slot the same template wherever that number divides ``variants`` (five
+    container-first forms at K = 5: HumanEval/29's slot 1 tried "Keep only the members of ..." 16
+    times); the added ``T(attempt)`` moves each attempt to another one.
+    """
+    return slot + attempt * variants + attempt * (attempt + 1) // 2
+
+
 def rules_drafts(
     parents: Sequence[Problem], seed: int, variants: int, rename_entry_point: bool = True, retries: int = 0
 ) -> tuple[list[Draft], list[Variant], list[str]]:
     """Drafts of the rules generator for prepared parents: (drafts, rejected records, skip notes).
 
     Each of a seed's ``variants`` slots tries up to ``retries + 1`` retellings
-    (attempt ``a`` of slot ``s`` is retelling ``s + a * variants``: other
+    (attempt ``a`` of slot ``s`` is retelling :func:`retelling_index`: other
     templates, words, scenario and examples) and keeps the first that passes
     the text gates against the slots kept before it (:func:`screen`); a slot
     one of whose attempts failed only ``sibling-distinct`` tries
@@ -180,7 +192,7 @@ def rules_drafts(
             attempt = -1
             while attempt + 1 < budget:
                 attempt += 1
-                made = retell_problem(prepared, slot + attempt * variants, rename_entry_point)
+                made = retell_problem(prepared, retelling_index(slot, attempt, variants), rename_entry_point)
                 if isinstance(made, str):
                     reasons.append(made)
                     continue

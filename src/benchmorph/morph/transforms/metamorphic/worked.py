@@ -114,7 +114,9 @@ def choose(
     Tests whose inputs the parent's examples show are used last; inputs too
     long to read are not used; among the rest, each variant starts at another
     place, so siblings show different examples, and a boolean answer is shown
-    both ways where the tests allow.  ``keep_only``: a parent's only example is shown too.
+    both ways where the tests allow.  ``keep_only``: a parent's only example is shown too.  When every
+    test input with an answer not shown yet was shown by an earlier sibling, only the parent's edge cases
+    are shown (a sibling with no example of its own keeps the edge cases and repeats no other's).
     """
     shown: list[Shown] = []
     seen: set[str] = set()
@@ -190,6 +192,16 @@ def choose(
     need = max(wanted, len(shown) + 1)
     # First examples with answers not shown yet (two empty answers teach nothing), then the rest.
     answers = {_key(s.value) for s in shown}
+    if (
+        shown_before
+        and shown
+        and all(s.edge for s in shown)
+        and not any(_key(list(s.args)) not in shown_before and _key(s.value) not in answers for s in pool)
+    ):
+        # Every example that would teach a new answer was shown by an earlier sibling (HumanEval/7, /29 have
+        # 2-4 test inputs): shown again, it makes the siblings one text.  This one shows the parent's edge
+        # cases alone, which every sibling keeps; its description carries the rest.
+        return shown
     for candidate in pool:
         if len(shown) >= need:
             break
