@@ -49,7 +49,7 @@ def accepted_mbpp(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Varian
     chosen = select_problems(load_benchmark("mbpp+", MBPP_PLUS).problems, tasks=CONDITION_SEEDS)
     with Engine(workers=2, cache_root=tmp_path_factory.mktemp("engine-mbpp")) as engine:
         parents = engine.prepare(chosen).problems
-    drafts, _, _ = rules_drafts(parents, 0, 2, True, 3)
+    drafts, _, _ = rules_drafts(parents, 0, 5, True, 3)
     return [(draft.variant, draft.parent) for draft in drafts]
 
 
@@ -144,8 +144,9 @@ def test_constraint_dropping_rewrites_seeded_from_accepted_retellings_are_reject
     print(f"seeded constraint-dropping rewrites: {seeded}, rejected: {rejected}")
     # Since the description gate (rev24) and the turned-round rule (review24c) few HumanEval retellings pass
     # (13 seeded here at K = 5, 12 at K = 2 before the rule, 98 before the description gate; 4 since the
-    # 3-word phrase limit, with 11 from the MBPP+ seeds).
-    assert seeded >= 10 and rejected == seeded
+    # 3-word phrase limit, with 11 from the MBPP+ seeds; since the gates read synonym swaps back (review24h)
+    # 2 from HumanEval and 6 from the MBPP+ seeds, now told at K = 5: every MBPP+ retelling at K = 2 seeds 7).
+    assert seeded >= 8 and rejected == seeded
 
 
 def _drop(content: str, told: str, back: dict[str, str]) -> str | None:
@@ -164,7 +165,7 @@ def _drop(content: str, told: str, back: dict[str, str]) -> str | None:
 
 
 def test_a_swapped_meaning_word_or_an_added_requirement_is_rejected(
-    accepted: list[tuple[Variant, Problem]],
+    accepted: list[tuple[Variant, Problem]], accepted_mbpp: list[tuple[Variant, Problem]]
 ) -> None:
     swaps = {
         "largest": "smallest", "smallest": "largest", "even": "odd", "odd": "even", "first": "last",
@@ -172,7 +173,7 @@ def test_a_swapped_meaning_word_or_an_added_requirement_is_rejected(
         "positive": "negative", "negative": "positive", "longest": "shortest", "ascending": "descending",
     }  # fmt: skip
     tried = 0
-    for variant, parent in accepted:
+    for variant, parent in accepted + accepted_mbpp:
         content = anatomy(variant.prompt, variant.entry_point).content
         word = next((w for w in swaps if re.search(rf"\b{w}\b", content.split("\n\n")[0])), None)
         if word is None:
@@ -187,7 +188,9 @@ def test_a_swapped_meaning_word_or_an_added_requirement_is_rejected(
         tried += 1
         finding, _ = _check("meaning-atoms", swapped, parent)
         assert finding is not None, variant.id
-    assert tried >= 3  # 4 since the description gate (rev24), 10 or more before; swaps widened (review24c)
+    # 4 since the description gate (rev24), 10 or more before; swaps widened (review24c); with the MBPP+
+    # seeds since the gates read synonym swaps back (review24h: 2 HumanEval retellings say these words)
+    assert tried >= 3
 
 
 def test_a_sibling_with_the_same_description_and_other_examples_is_not_distinct(
