@@ -145,8 +145,10 @@ def test_constraint_dropping_rewrites_seeded_from_accepted_retellings_are_reject
     # Since the description gate (rev24) and the turned-round rule (review24c) few HumanEval retellings pass
     # (13 seeded here at K = 5, 12 at K = 2 before the rule, 98 before the description gate; 4 since the
     # 3-word phrase limit, with 11 from the MBPP+ seeds; since the gates read synonym swaps back (review24h)
-    # 2 from HumanEval and 6 from the MBPP+ seeds, now told at K = 5: every MBPP+ retelling at K = 2 seeds 7).
-    assert seeded >= 8 and rejected == seeded
+    # 2 from HumanEval and 6 from the MBPP+ seeds, now told at K = 5: every MBPP+ retelling at K = 2 seeds 7;
+    # 6 once a question of the parent's clause stopped counting as turned round, review24i).  The question
+    # forms are covered by tests/validation/test_constraints_questions.py.
+    assert seeded >= 6 and rejected == seeded
 
 
 def _drop(content: str, told: str, back: dict[str, str]) -> str | None:

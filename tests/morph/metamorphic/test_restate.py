@@ -194,7 +194,8 @@ def test_a_test_input_that_nearly_copies_a_parents_example_is_shown_last() -> No
 def test_a_sentence_told_only_in_a_new_frame_is_not_turned_round() -> None:
     """The strict reviews failed "Output highest member in the list" (HumanEval/35) and "Multiply two
     integer values" (Mbpp/127): the parent's phrase in its own order inside a new frame.  Such a sentence
-    is not ``turned``; one told container first, as a question, or with its condition moved is."""
+    is not ``turned``, nor one told as the question its clause asks (review24i); one told container first or
+    with its condition moved is."""
     frame_only = mask("Write a function to multiply two integers.")
     assert not any(retell(frame_only, choice, "Mbpp/127").turned for choice in range(5))
     assert not retell(mask("Return maximum element in the list."), 1, "HumanEval/35").turned
@@ -202,7 +203,7 @@ def test_a_sentence_told_only_in_a_new_frame_is_not_turned_round() -> None:
     question = mask("Check if two words have the same characters.")
     told = [retell(question, choice, "HumanEval/54") for choice in range(6)]
     # the question template ("...? The function decides." is gone: review24d)
-    assert [t.turned for t in told].count(True) == 1
+    assert [t.turned for t in told].count(True) == 0  # its question is its own clause, verb moved (review24i)
     moved = mask("Return True if a given number is prime, and False otherwise.")
     turned = {
         retell(moved, choice, "HumanEval/31").text: retell(moved, choice, "HumanEval/31").turned
@@ -241,3 +242,24 @@ def test_a_fronted_container_leaves_no_bare_superlative_at_the_end() -> None:
     assert with_article("median of elements") == "the median of the elements"
     assert with_article("numbers that are positive") == "numbers that are positive"
     assert with_article("the first odd number") == "the first odd number"
+
+
+def test_a_check_told_as_its_question_is_not_turned_round() -> None:
+    # review24i: "answer the question: is the provided number undulating?" (Mbpp/92), "Is a supplied number
+    # prime? If so, ..." (HumanEval/31): the parent's clause in its own order with the verb moved
+    asked = 0
+    for sentence, salt in (
+        ("Write a function to check whether the given number is undulating or not.", "Mbpp/92"),
+        ("Return true if a given number is prime, and false otherwise.", "HumanEval/31"),
+        ("Checks if given string is a palindrome", "HumanEval/48"),
+    ):
+        masked = mask(sentence)
+        for choice in range(8):
+            told = retell(masked, choice, salt)
+            if "?" in told.text or "whether" in told.text:
+                asked += 1
+                assert not told.turned, (salt, masked.show(told.text))
+    assert asked >= 8
+    # a restatement that does change the structure still counts ("the number of" told "how many")
+    told = retell(mask("Write a function to count the number of vowels in a string."), 0, "x")
+    assert told.turned

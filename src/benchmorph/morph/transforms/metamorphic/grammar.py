@@ -447,7 +447,7 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         template = pick(templates, choice + position, salt + shape.name)
         applied: list[str] = []
         text = _render(template, groups, choice, salt, masked.show, applied)
-        turned = bool(applied) or _reorders(shape, template, groups)
+        turned = bool(set(applied) - NOT_TURNING) or _reorders(shape, template, groups)
         form = f"{shape.name}: {template} " + " ".join(applied)
         return Retold(_finish(text), "restructured", shape.name, tuple(applied), turned, form)
     inner = restate(sentence, choice, masked.show)
@@ -468,11 +468,16 @@ def retell(masked: Masked, choice: int, salt: str, names: Sequence[str] = (), po
         _finish(reworded, capitalise=opened_upper),
         "reworded" if changed else "kept",
         restated=tuple(applied),
-        turned=bool(applied),
+        turned=bool(set(applied) - NOT_TURNING),
         form=" ".join(applied) or "as-is",
     )
 
 
+# Restatements that do not turn a sentence round by themselves: a check told as the question it asks
+# keeps the clause's words in their order, the verb moved ("answer the question: is the provided number
+# undulating?" for "check whether the given number is undulating or not"; blind review 24i failed all 5
+# such retellings it read as recognisable).
+NOT_TURNING = frozenset({"question"})
 # Shapes whose every template changes the sentence's structure, whatever the order of the slots: "Check if
 # in X, are Y" -> "whether X holds Y", "Filter X only for ones that C" -> "Keep only the members of X that C",
 # a definition or a "takes ... as input" told with another verb and subject.  Judged on the strict reviews
@@ -492,9 +497,15 @@ _SAME_SLOT = {"vp3": "vp", "c3": "c", "q": "c"}
 
 
 def _reorders(shape: Shape, template: str, groups: dict[str, str]) -> bool:
-    """Whether ``template`` tells the shape's slots in another order than the sentence did, or asks a
-    question (``{Q}``) or reports a whether (``{F_SO}``): the sentence is turned round, not reframed."""
-    if re.search(r"\{(?:Q|q|F_SO)\}", template) or shape.name in TURNING_SHAPES:
+    """Whether ``template`` tells the shape's slots in another order than the sentence did: the sentence is
+    turned round, not reframed.  A template that asks the condition as a question (``{Q}``, ``{q}``) or
+    reports a whether (``{F_SO}``) is not, by itself: it tells the parent's clause in its own words and order
+    with the verb moved ("Is a supplied number prime? If so, return true" for "Return true if a given number
+    is prime"; blind review 24i failed every such retelling as recognisable); only a restatement inside its
+    slots turns it round (the caller's ``applied``)."""
+    if re.search(r"\{(?:Q|q|F_SO)\}", template):
+        return False
+    if shape.name in TURNING_SHAPES:
         return True
     if shape.name in INPUT_FIRST_SHAPES:
         return False  # "{VP} for {x}": the task's own clause is told whole, only the input phrase moved
