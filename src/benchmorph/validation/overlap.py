@@ -82,14 +82,20 @@ def longest_run(text: str, original: str) -> int:
     >>> longest_run("Your code should determine the area of a cylinder.", "Find the area of a cylinder.")
     5
     """
+    return len(longest_phrase(text, original))
+
+
+def longest_phrase(text: str, original: str) -> list[str]:
+    """The words of :func:`longest_run`'s run (for a finding to quote).
+
+    >>> longest_phrase("Your code should determine the area of a cylinder.", "Find the area of a cylinder.")
+    ['the', 'area', 'of', 'a', 'cylinder']
+    """
     left, right = words(original), words(text)
     if not left or not right:
-        return 0
-    return (
-        SequenceMatcher(None, left, right, autojunk=False)
-        .find_longest_match(0, len(left), 0, len(right))
-        .size
-    )
+        return []
+    match = SequenceMatcher(None, left, right, autojunk=False).find_longest_match(0, len(left), 0, len(right))
+    return left[match.a : match.a + match.size]
 
 
 def kept_in_order(text: str, original: str, ignore: Iterable[str] = ()) -> float | None:

@@ -146,22 +146,18 @@ def sibling_description_run(variant: Variant, sibling: Variant, parent: Problem)
     """The longest phrase two retellings' descriptions share, and its words, once each is read with its
     synonym swaps undone (toward the parent's words, then toward the other's) and articles set aside,
     the larger way round: "a supplied number is prime" and "a provided number is prime" share four."""
-    from difflib import SequenceMatcher
-
     from benchmorph.validation.distances import description_text
-    from benchmorph.validation.synonyms import swapped_back
+    from benchmorph.validation.overlap import longest_phrase
+    from benchmorph.validation.synonyms import swapped_back_text
 
     original = description_text(parent.prompt, parent.entry_point, parent.kind)
-    one = " ".join(swapped_back(residual_description(variant, parent), original))
-    other = " ".join(swapped_back(residual_description(sibling, parent), original))
-    best, words_shared = 0, ""
-    for text, against in ((one, other), (other, one)):
-        left, right = against.split(), swapped_back(text, against)
-        if not left or not right:
-            continue
-        match = SequenceMatcher(None, left, right, autojunk=False).find_longest_match(
-            0, len(left), 0, len(right)
-        )
-        if match.size > best:
-            best, words_shared = match.size, " ".join(left[match.a : match.a + match.size])
-    return best, words_shared
+    one = swapped_back_text(residual_description(variant, parent), original)
+    other = swapped_back_text(residual_description(sibling, parent), original)
+    shared = max(
+        (
+            longest_phrase(swapped_back_text(text, against), against)
+            for text, against in ((one, other), (other, one))
+        ),
+        key=len,
+    )
+    return len(shared), " ".join(shared)

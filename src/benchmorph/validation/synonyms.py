@@ -247,8 +247,9 @@ ARTICLES = frozenset({"a", "an", "the"})
 
 
 @lru_cache(maxsize=1)
-def _related() -> dict[tuple[str, ...], frozenset[tuple[str, ...]]]:
-    """Each phrase's word tuple -> the word tuples it may be swapped with, either way (one entry apart)."""
+def _related() -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """Each phrase's word tuple -> the word tuples it may be swapped with, either way (one entry apart),
+    longest first, then in word order: a tie is broken the same way in every process."""
     related: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for phrase, alternatives in SYNONYMS.items():
         key = tuple(words(phrase))
@@ -258,12 +259,12 @@ def _related() -> dict[tuple[str, ...], frozenset[tuple[str, ...]]]:
                 continue
             related.setdefault(other, set()).add(key)
             related.setdefault(key, set()).add(other)
-    return {key: frozenset(found) for key, found in related.items()}
+    return {key: tuple(sorted(found, key=lambda t: (-len(t), t))) for key, found in related.items()}
 
 
-def _contains(tokens: list[str], phrase: tuple[str, ...]) -> bool:
-    size = len(phrase)
-    return any(tuple(tokens[i : i + size]) == phrase for i in range(len(tokens) - size + 1))
+@lru_cache(maxsize=1)
+def _longest() -> int:
+    return max((len(key) for key in _related()), default=0)
 
 
 def swapped_back(text: str, original: str) -> list[str]:
@@ -280,22 +281,19 @@ def swapped_back(text: str, original: str) -> list[str]:
     """
     source = [word for word in words(original) if word not in ARTICLES]
     tokens = [word for word in words(text) if word not in ARTICLES]
-    related = _related()
-    longest = max((len(key) for key in related), default=0)
+    related, longest = _related(), _longest()
+    # Every phrase of the original a table entry could be: looked up, not searched for, per token.
+    phrases = {tuple(source[i : i + size]) for size in range(1, longest + 1) for i in range(len(source))}
     out: list[str] = []
     index = 0
     while index < len(tokens):
         for size in range(min(longest, len(tokens) - index), 0, -1):
             here = tuple(tokens[index : index + size])
-            if _contains(source, here):
+            if here in phrases:
                 continue  # the original's own phrase: nothing to undo
-            targets = sorted(
-                (target for target in related.get(here, ()) if _contains(source, target)),
-                key=len,
-                reverse=True,
-            )
-            if targets:
-                out.extend(targets[0])
+            target = next((target for target in related.get(here, ()) if target in phrases), None)
+            if target is not None:
+                out.extend(target)
                 index += size
                 break
         else:

@@ -120,7 +120,7 @@ def residual_description(item: CheckInput) -> Finding | None:
     and ``residual_description_difflib``.
     """
     from benchmorph.validation.distances import description_text
-    from benchmorph.validation.overlap import kept_in_order, longest_run
+    from benchmorph.validation.overlap import kept_in_order, longest_phrase, longest_run
     from benchmorph.validation.residual import residual_description as told
     from benchmorph.validation.residual import similarity
     from benchmorph.validation.synonyms import swapped_back_text, without_articles
@@ -157,7 +157,8 @@ def residual_description(item: CheckInput) -> Finding | None:
     # number is prime" is "if a given number is prime" to a memoriser (review24h).
     plain = without_articles(original)
     swapped = swapped_back_text(told_text, original)
-    run_back = longest_run(swapped, plain)
+    phrase_back = longest_phrase(swapped, plain)
+    run_back = len(phrase_back)
     kept_back = kept_in_order(swapped, plain, FRAME_WORDS)
     item.figures["residual_description_run_swapped"] = float(run_back)
     item.figures["residual_description_kept_swapped"] = round(kept_back, 4) if kept_back is not None else 0.0
@@ -166,7 +167,7 @@ def residual_description(item: CheckInput) -> Finding | None:
             "residual-description",
             f"its description keeps a phrase of {run_back} of the parent's words once its synonyms are "
             f"read back and articles set aside (at most {MAX_DESCRIPTION_RUN}): "
-            f"'{quote(_run_text(swapped, plain), 60)}'",
+            f"'{quote(' '.join(phrase_back), 60)}'",
         )
     if kept_back is not None and kept_back > MAX_DESCRIPTION_KEPT:
         return Finding(
@@ -182,17 +183,6 @@ def residual_description(item: CheckInput) -> Finding | None:
             f"{MAX_DESCRIPTION_RATIO:.2f}): the parent's prose with words swapped",
         )
     return None
-
-
-def _run_text(text: str, original: str) -> str:
-    """The longest run of ``original``'s words that ``text`` keeps, as words (for the finding)."""
-    from difflib import SequenceMatcher
-
-    from benchmorph.validation.overlap import words
-
-    left, right = words(original), words(text)
-    match = SequenceMatcher(None, left, right, autojunk=False).find_longest_match(0, len(left), 0, len(right))
-    return " ".join(left[match.a : match.a + match.size])
 
 
 def _formula(sentence: str) -> bool:
