@@ -444,18 +444,21 @@ class _Problem:
         kept = []
         for args, key in batch:
             self.result.tried += 1
-            if len(key) > self.options.max_value_bytes:
-                reason: str | None = "too-large"
-            elif self.contract is not None and self.contract(args) is False:
-                reason = "contract"
-            else:
-                reason = None
+            reason = self.host_rejects(args, key)
             if reason is None:
                 kept.append(_Candidate(args, origin))
             else:
                 self.result.screened += 1
                 self.rejected[reason] += 1
         return kept
+
+    def host_rejects(self, args: Any, key: str) -> str | None:
+        """Why a candidate is not worth a sandbox job ("too-large", "contract"), or None."""
+        if len(key) > self.options.max_value_bytes:
+            return "too-large"
+        if self.contract is not None and self.contract(args) is False:
+            return "contract"
+        return None
 
     def check(self, batch: list[_Candidate], needed: int | None = None) -> list[_Candidate]:
         """The valid candidates of a batch, in order; past ``needed`` valid ones, or once the valid
@@ -515,12 +518,11 @@ class _Problem:
                 key = _key(args)
             except (TypeError, ValueError, RecursionError):
                 continue
-            if key in self.seen or len(key) > self.options.max_value_bytes:
+            if key in self.seen:
                 continue
             self.seen.add(key)
-            if self.contract is not None and self.contract(args) is False:
-                continue
-            batch.append(_Candidate(args, "mutation"))
+            if self.host_rejects(args, key) is None:
+                batch.append(_Candidate(args, "mutation"))
         if not batch:
             return []
         runs = self.engine.run_inputs(

@@ -52,7 +52,7 @@ MERGE_PARENTS = 4
 Items = frozenset[Hashable]
 # Given candidate inputs and the need, the valid ones with what each achieves (as far as the need asks).
 Evaluate = Callable[[list[Any], Items], list[tuple[Any, Items]]]
-# Given parents, a seeded RNG and a count: new candidate inputs (mutations of the parents).
+# Given a parent input and a seeded RNG: a new candidate (a mutation of the parent).
 Mutate = Callable[[Any, random.Random], Any]
 
 
